@@ -1,0 +1,37 @@
+/* Shared pieces of the stencil-map subcommands. */
+#ifndef STENCILMAP_CLI_H
+#define STENCILMAP_CLI_H
+
+#include <stencilmap/placement.h>
+
+/* Options every subcommand understands (not all use each). */
+struct cli_opts {
+    const char *spec;
+    const char *nodes;
+    const char *slots;
+    const char *hostfile;
+    int64_t ranks;
+    bool have_algorithm;
+    smp_algorithm algorithm;
+    bool json;
+};
+
+/* Parses argv after the subcommand name; prints usage and returns 2 on
+ * error.  needs lists the options the subcommand requires: 'n' nodes and
+ * slots, 'h' hostfile. */
+int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o);
+/* Loads the spec; automatic dims take --ranks, else auto_ranks. */
+int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec);
+/* Adds the grid and stencil of spec to a JSON object. */
+#include <jansson.h>
+void cli_json_spec(json_t *obj, const smp_spec *spec);
+/* Prints "stencil-map: <msg>" and returns the status as exit code. */
+int cli_fail(const smp_error *err);
+double cli_now(void);
+
+int cmd_plan(int argc, char **argv);
+int cmd_score(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+void cli_usage(FILE *out);
+
+#endif

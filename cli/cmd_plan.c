@@ -1,0 +1,84 @@
+/* stencil-map plan: compute a placement, write its hostfile, summarise. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int write_hostfile(const char *path, const smp_nodes *nodes, const smp_placement *pl)
+{
+    smp_error err;
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "--hostfile %s: cannot create: %m", path);
+        return cli_fail(&err);
+    }
+    smp_status s = smp_hostfile_write(f, nodes, pl, &err);
+    if (f != stdout && fclose(f) != 0 && !s)
+        s = smp_error_set(&err, SMP_ERR_SYSTEM, "--hostfile %s: write failed", path);
+    return s ? cli_fail(&err) : 0;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    struct cli_opts o;
+    int rc = cli_parse(argc, argv, "plan", "n", &o);
+    if (rc)
+        return rc;
+    smp_error err;
+    smp_nodes nodes;
+    if (smp_nodes_parse(&nodes, o.nodes, o.slots, &err))
+        return cli_fail(&err);
+    smp_spec spec;
+    if ((rc = cli_load_spec(&o, nodes.total_slots, &spec))) {
+        smp_nodes_free(&nodes);
+        return rc;
+    }
+    smp_placement pl = {0}, blocked = {0};
+    double t0 = cli_now();
+    smp_status s = smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, spec.algorithm,
+                            &pl, &err);
+    double seconds = cli_now() - t0;
+    if (!s)
+        s = smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, SMP_ALG_BLOCKED,
+                     &blocked, &err);
+    if (s)
+        rc = cli_fail(&err);
+    else if (o.hostfile)
+        rc = write_hostfile(o.hostfile, &nodes, &pl);
+    if (!s && !rc) {
+        if (o.json) {
+            json_t *j = json_object();
+            json_object_set_new(j, "algorithm", json_string(smp_algorithm_name(pl.algorithm)));
+            json_object_set_new(j, "requested", json_string(smp_algorithm_name(spec.algorithm)));
+            json_object_set_new(j, "ranks", json_integer(pl.ranks));
+            json_object_set_new(j, "nodes", json_integer(nodes.count));
+            cli_json_spec(j, &spec);
+            json_object_set_new(j, "j_sum", json_integer(pl.score.j_sum));
+            json_object_set_new(j, "j_max", json_integer(pl.score.j_max));
+            json_object_set_new(j, "blocked", json_pack("{s:I,s:I}", "j_sum", (json_int_t)blocked.score.j_sum,
+                                                        "j_max", (json_int_t)blocked.score.j_max));
+            if (smp_stencil_weighted(&spec.stencil))
+                json_object_set_new(j, "weighted", json_pack("{s:f,s:f,s:f,s:f}", "j_sum", pl.score.w_sum,
+                                                             "j_max", pl.score.w_max, "blocked_j_sum",
+                                                             blocked.score.w_sum, "blocked_j_max",
+                                                             blocked.score.w_max));
+            json_object_set_new(j, "seconds", json_real(seconds));
+            json_object_set_new(j, "hostfile", o.hostfile ? json_string(o.hostfile) : json_null());
+            json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            fputc('\n', stdout);
+            json_decref(j);
+        } else if (!o.hostfile || strcmp(o.hostfile, "-")) {
+            printf("stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
+                   "max per node %lld (blocked %lld), planned in %.3f ms\n",
+                   smp_algorithm_name(pl.algorithm), (long long)pl.ranks, nodes.count,
+                   (long long)pl.score.j_sum, (long long)blocked.score.j_sum,
+                   (long long)pl.score.j_max, (long long)blocked.score.j_max, seconds * 1e3);
+        }
+    }
+    smp_placement_free(&pl);
+    smp_placement_free(&blocked);
+    smp_spec_free(&spec);
+    smp_nodes_free(&nodes);
+    return rc;
+}

@@ -1,0 +1,67 @@
+/* stencil-map score: J_sum/J_max of an existing hostfile. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_score(int argc, char **argv)
+{
+    struct cli_opts o;
+    int rc = cli_parse(argc, argv, "score", "h", &o);
+    if (rc)
+        return rc;
+    smp_error err;
+    FILE *f = strcmp(o.hostfile, "-") ? fopen(o.hostfile, "r") : stdin;
+    if (!f) {
+        smp_error_set(&err, SMP_ERR_INPUT, "--hostfile %s: cannot open: %m", o.hostfile);
+        return cli_fail(&err);
+    }
+    smp_nodes nodes = {0};
+    int32_t *node_of_rank = NULL;
+    int64_t ranks = 0;
+    smp_status s = smp_hostfile_read(f, &nodes, &node_of_rank, &ranks, &err);
+    if (f != stdin)
+        fclose(f);
+    if (!s && ranks == 0)
+        s = smp_error_set(&err, SMP_ERR_INPUT, "--hostfile %s: holds no ranks", o.hostfile);
+    if (s) {
+        smp_nodes_free(&nodes);
+        free(node_of_rank);
+        return cli_fail(&err);
+    }
+    smp_spec spec;
+    o.ranks = o.ranks ? o.ranks : ranks;
+    if ((rc = cli_load_spec(&o, ranks, &spec)))
+        goto out;
+    if (spec.grid.size != ranks) {
+        smp_error_set(&err, SMP_ERR_INPUT, "--hostfile: has %lld ranks but the grid holds %lld",
+                      (long long)ranks, (long long)spec.grid.size);
+        rc = cli_fail(&err);
+        smp_spec_free(&spec);
+        goto out;
+    }
+    smp_score sc;
+    if (smp_score_compute(&spec.grid, &spec.stencil, node_of_rank, nodes.count, &sc, &err))
+        rc = cli_fail(&err);
+    else if (o.json) {
+        json_t *j = json_pack("{s:I,s:i,s:I,s:I,s:s}", "ranks", (json_int_t)ranks, "nodes", nodes.count,
+                              "j_sum", (json_int_t)sc.j_sum, "j_max", (json_int_t)sc.j_max,
+                              "j_max_node", nodes.names[sc.j_max_node]);
+        cli_json_spec(j, &spec);
+        if (smp_stencil_weighted(&spec.stencil))
+            json_object_set_new(j, "weighted", json_pack("{s:f,s:f}", "j_sum", sc.w_sum, "j_max", sc.w_max));
+        json_dumpf(j, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(j);
+    } else {
+        printf("%lld ranks on %d nodes: inter-node edges %lld, max per node %lld (%s)\n",
+               (long long)ranks, nodes.count, (long long)sc.j_sum, (long long)sc.j_max,
+               nodes.names[sc.j_max_node]);
+    }
+    smp_spec_free(&spec);
+out:
+    smp_nodes_free(&nodes);
+    free(node_of_rank);
+    return rc;
+}

@@ -1,0 +1,103 @@
+/* Option parsing and spec loading shared by the subcommands. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int cli_fail(const smp_error *err)
+{
+    fprintf(stderr, "stencil-map: %s\n", err->msg);
+    return err->status ? (int)err->status : 1;
+}
+
+static int usage_error(const char *cmd, const char *msg, const char *arg)
+{
+    fprintf(stderr, "stencil-map %s: %s%s%s\n", cmd, msg, arg ? " " : "", arg ? arg : "");
+    cli_usage(stderr);
+    return SMP_ERR_INPUT;
+}
+
+int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o)
+{
+    static const struct option longopts[] = {
+        {"nodes", required_argument, NULL, 'N'},   {"slots", required_argument, NULL, 'S'},
+        {"ranks", required_argument, NULL, 'n'},   {"algorithm", required_argument, NULL, 'a'},
+        {"hostfile", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof(*o));
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'N': o->nodes = optarg; break;
+        case 'S': o->slots = optarg; break;
+        case 'f': o->hostfile = optarg; break;
+        case 'j': o->json = true; break;
+        case 'h': cli_usage(stdout); exit(0);
+        case 'a':
+            if (!smp_algorithm_from_name(optarg, &o->algorithm))
+                return usage_error(cmd, "--algorithm: unknown algorithm", optarg);
+            o->have_algorithm = true;
+            break;
+        case 'n': {
+            char *end;
+            errno = 0;
+            long long v = strtoll(optarg, &end, 10);
+            if (errno || *end || v < 1 || v > SMP_MAX_RANKS)
+                return usage_error(cmd, "--ranks: must be a positive integer, not", optarg);
+            o->ranks = v;
+            break;
+        }
+        case ':': return usage_error(cmd, "missing value for", argv[optind - 1]);
+        default: return usage_error(cmd, "unknown option", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error(cmd, optind >= argc ? "missing SPEC" : "exactly one SPEC expected, extra:",
+                           optind >= argc ? NULL : argv[optind + 1]);
+    o->spec = argv[optind];
+    if (strchr(needs, 'n') && (!o->nodes || !o->slots))
+        return usage_error(cmd, !o->nodes ? "--nodes is required" : "--slots is required", NULL);
+    if (strchr(needs, 'h') && !o->hostfile)
+        return usage_error(cmd, "--hostfile is required", NULL);
+    return 0;
+}
+
+int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec)
+{
+    smp_error err;
+    smp_error_clear(&err);
+    if (smp_spec_load(spec, o->spec, smp_specs_dir(), &err) ||
+        smp_spec_resolve(spec, o->ranks ? o->ranks : (spec->dims_auto ? auto_ranks : 0), &err)) {
+        smp_spec_free(spec);
+        return cli_fail(&err);
+    }
+    if (o->have_algorithm)
+        spec->algorithm = o->algorithm;
+    return 0;
+}
+
+void cli_json_spec(json_t *obj, const smp_spec *spec)
+{
+    json_t *dims = json_array(), *per = json_array();
+    for (int i = 0; i < spec->grid.ndims; i++) {
+        json_array_append_new(dims, json_integer(spec->grid.dims[i]));
+        json_array_append_new(per, json_boolean(spec->grid.periods[i]));
+    }
+    json_object_set_new(obj, "dims", dims);
+    json_object_set_new(obj, "periods", per);
+    json_object_set_new(obj, "stencil", json_string(spec->stencil.name[0] ? spec->stencil.name : "custom"));
+    json_object_set_new(obj, "offsets", json_integer(spec->stencil.count));
+}

@@ -1,0 +1,131 @@
+/* Planning: check feasibility, derive each node's exact share, run one
+ * construction or all of them (auto), and score the result. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms.h"
+
+static const smp_construct_fn constructions[SMP_ALG_COUNT] = {
+    [SMP_ALG_HYPERPLANE] = smp_place_hyperplane, [SMP_ALG_STRIPS] = smp_place_strips,
+    [SMP_ALG_KDTREE] = smp_place_kdtree,         [SMP_ALG_NODECART] = smp_place_nodecart,
+    [SMP_ALG_BLOCKED] = smp_place_blocked,
+};
+
+/* a better than b: lower J_sum (weighted if weights are given), then J_max */
+static bool better(const smp_score *a, const smp_score *b, bool weighted)
+{
+    if (weighted) {
+        if (a->w_sum != b->w_sum)
+            return a->w_sum < b->w_sum;
+        return a->w_max < b->w_max;
+    }
+    if (a->j_sum != b->j_sum)
+        return a->j_sum < b->j_sum;
+    return a->j_max < b->j_max;
+}
+
+/* Runs one construction on the nodes that receive ranks (dense indices),
+ * then maps back to indices into the caller's node list. */
+static smp_status run_one(smp_algorithm alg, const smp_grid *grid, const smp_stencil *st,
+                          const int32_t *cap, const int32_t *dense_to_node, int ndense,
+                          int32_t *out, smp_error *err)
+{
+    smp_status s = constructions[alg](grid, st, cap, ndense, out, err);
+    if (s)
+        return s;
+    for (int64_t r = 0; r < grid->size; r++)
+        out[r] = dense_to_node[out[r]];
+    return SMP_OK;
+}
+
+smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *slots, int nnodes,
+                    smp_algorithm alg, smp_placement *out, smp_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (st->ndims != grid->ndims)
+        return smp_error_set(err, SMP_ERR_INPUT, "stencil: has %d dimensions but the grid has %d",
+                             st->ndims, grid->ndims);
+    if (nnodes < 1)
+        return smp_error_set(err, SMP_ERR_INPUT, "nodes: none given");
+    if (alg < 0 || alg >= SMP_ALG_COUNT)
+        return smp_error_set(err, SMP_ERR_INPUT, "algorithm: unknown");
+    int64_t total = 0;
+    for (int i = 0; i < nnodes; i++) {
+        if (slots[i] < 1)
+            return smp_error_set(err, SMP_ERR_INPUT, "slots[%d]: must be positive", i);
+        total += slots[i];
+    }
+    if (grid->size > total)
+        return smp_error_set(err, SMP_ERR_INFEASIBLE,
+                             "infeasible: %lld ranks but only %lld slots on %d nodes",
+                             (long long)grid->size, (long long)total, nnodes);
+    /* Each node's share: fill nodes in order, as a blocked launch would, so
+     * every algorithm uses the same nodes and shares as the baseline. */
+    int32_t *cap = malloc(sizeof(int32_t) * (size_t)nnodes);
+    int32_t *dense = malloc(sizeof(int32_t) * (size_t)nnodes);
+    int32_t *trial = NULL;
+    out->node_of_rank = malloc(sizeof(int32_t) * (size_t)grid->size);
+    smp_status s = SMP_OK;
+    if (!cap || !dense || !out->node_of_rank) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory for %lld ranks",
+                          (long long)grid->size);
+        goto done;
+    }
+    int ndense = 0;
+    int64_t left = grid->size;
+    for (int i = 0; i < nnodes && left > 0; i++) {
+        cap[ndense] = (int32_t)(left < slots[i] ? left : slots[i]);
+        dense[ndense++] = i;
+        left -= cap[ndense - 1];
+    }
+    out->ranks = grid->size;
+    out->nnodes = nnodes;
+    bool weighted = smp_stencil_weighted(st);
+    if (alg != SMP_ALG_AUTO) {
+        s = run_one(alg, grid, st, cap, dense, ndense, out->node_of_rank, err);
+        if (!s)
+            s = smp_score_compute(grid, st, out->node_of_rank, nnodes, &out->score, err);
+        out->algorithm = alg;
+        goto done;
+    }
+    /* auto: every construction, keep the best; blocked goes first so that
+     * ties keep the launch Slurm would have made anyway */
+    static const smp_algorithm tries[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
+                                          SMP_ALG_KDTREE, SMP_ALG_NODECART};
+    trial = malloc(sizeof(int32_t) * (size_t)grid->size);
+    if (!trial) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
+        goto done;
+    }
+    bool have = false;
+    for (size_t t = 0; t < sizeof(tries) / sizeof(tries[0]); t++) {
+        smp_error terr;
+        smp_score sc;
+        if (run_one(tries[t], grid, st, cap, dense, ndense, trial, &terr) != SMP_OK)
+            continue; /* not applicable here (nodecart on unequal nodes) */
+        s = smp_score_compute(grid, st, trial, nnodes, &sc, err);
+        if (s)
+            goto done;
+        if (!have || better(&sc, &out->score, weighted)) {
+            int32_t *tmp = out->node_of_rank;
+            out->node_of_rank = trial;
+            trial = tmp;
+            out->score = sc;
+            out->algorithm = tries[t];
+            have = true;
+        }
+    }
+done:
+    free(cap);
+    free(dense);
+    free(trial);
+    if (s)
+        smp_placement_free(out);
+    return s;
+}
+
+void smp_placement_free(smp_placement *pl)
+{
+    free(pl->node_of_rank);
+    pl->node_of_rank = NULL;
+}

@@ -1,0 +1,184 @@
+/* Finding specs: paths, names in the specs directory, the compact
+ * ALGORITHM:<d>d:STENCIL form, and named stencil files. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_internal.h"
+
+#ifndef SMP_SPECS_DIR
+#define SMP_SPECS_DIR "/usr/local/share/stencilmap/specs"
+#endif
+
+const char *smp_specs_dir(void)
+{
+    const char *env = getenv("STENCILMAP_SPECS_DIR");
+    return (env && *env) ? env : SMP_SPECS_DIR;
+}
+
+smp_status smp_read_file(const char *path, const char *what, char **text, size_t *len,
+                         smp_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return smp_error_set(err, errno == ENOENT ? SMP_ERR_INPUT : SMP_ERR_INPUT,
+                             "%s '%.200s': cannot open: %s", what, path, strerror(errno));
+    char *buf = malloc(SMP_MAX_SPEC_BYTES + 1);
+    if (!buf) {
+        fclose(f);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", what);
+    }
+    size_t n = fread(buf, 1, SMP_MAX_SPEC_BYTES + 1, f);
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr || n > SMP_MAX_SPEC_BYTES) {
+        free(buf);
+        return rerr ? smp_error_set(err, SMP_ERR_INPUT, "%s '%.200s': read error", what, path)
+                    : smp_error_set(err, SMP_ERR_INPUT, "%s '%.200s': larger than the limit of %d bytes",
+                                    what, path, SMP_MAX_SPEC_BYTES);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return SMP_OK;
+}
+
+/* Names index a directory: letters, digits, '_', '-', '.', not leading '.'. */
+static bool valid_name(const char *name)
+{
+    if (!*name || *name == '.' || strlen(name) > 60)
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || *c == '.'))
+            return false;
+    return true;
+}
+
+static bool is_family(const char *name)
+{
+    return !strcmp(name, "nearest") || !strcmp(name, "component") || !strcmp(name, "hops");
+}
+
+/* Loads NAME.json from specs_dir as parsed JSON. */
+static smp_status load_named_json(const char *name, const char *specs_dir, const char *what,
+                                  json_t **out, smp_error *err)
+{
+    if (!valid_name(name))
+        return smp_error_set(err, SMP_ERR_INPUT, "%s: '%.64s' is not a valid name", what, name);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s.json", specs_dir, name);
+    FILE *probe = fopen(path, "rb");
+    if (!probe)
+        return smp_error_set(err, SMP_ERR_INPUT, "%s: unknown name '%.64s' (no %s)", what, name, path);
+    fclose(probe);
+    char *text;
+    size_t len;
+    smp_status s = smp_read_file(path, what, &text, &len, err);
+    if (s)
+        return s;
+    json_error_t jerr;
+    *out = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
+    if (!*out || !json_is_object(*out)) {
+        json_decref(*out);
+        return smp_error_set(err, SMP_ERR_INPUT, "%s '%s': invalid JSON in %s", what, name, path);
+    }
+    return SMP_OK;
+}
+
+smp_status smp_stencil_named(smp_stencil *st, const char *name, int ndims, const char *specs_dir,
+                             smp_error *err)
+{
+    if (is_family(name))
+        return smp_stencil_family(st, name, ndims, err);
+    json_t *js;
+    smp_status s = load_named_json(name, specs_dir, "stencil", &js, err);
+    if (s)
+        return s;
+    if (json_object_get(js, "grid")) {
+        json_decref(js);
+        return smp_error_set(err, SMP_ERR_INPUT, "stencil: '%s' is a full spec, not a stencil", name);
+    }
+    json_t *fam = json_object_get(js, "family");
+    if (fam && json_is_string(fam) && is_family(json_string_value(fam)))
+        s = smp_stencil_family(st, json_string_value(fam), ndims, err);
+    else
+        s = smp_stencil_from_json(st, js, ndims, "stencil", err);
+    json_decref(js);
+    if (s == SMP_OK)
+        snprintf(st->name, sizeof(st->name), "%s", name);
+    return s;
+}
+
+/* ALGORITHM:<d>d:STENCIL, e.g. auto:2d:5pt or hyperplane:3d:hops. */
+static smp_status load_compact(smp_spec *spec, const char *arg, const char *specs_dir,
+                               smp_error *err)
+{
+    char alg[32], stencil[64];
+    int ndims = 0, used = 0;
+    if (sscanf(arg, "%31[^:]:%dd:%63[^:]%n", alg, &ndims, stencil, &used) != 3 ||
+        arg[used] != '\0')
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "spec '%.100s': expected ALGORITHM:<d>d:STENCIL, e.g. auto:2d:5pt", arg);
+    memset(spec, 0, sizeof(*spec));
+    if (!smp_algorithm_from_name(alg, &spec->algorithm))
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "algorithm: unknown '%s' (one of auto, hyperplane, strips, kdtree, nodecart, blocked)",
+                             alg);
+    if (ndims < 1 || ndims > SMP_MAX_DIMS)
+        return smp_error_set(err, SMP_ERR_INPUT, "grid.ndims: must be from 1 to %d, not %d",
+                             SMP_MAX_DIMS, ndims);
+    int64_t ones[SMP_MAX_DIMS] = {1, 1, 1, 1, 1, 1, 1, 1};
+    smp_status s = smp_grid_init(&spec->grid, ndims, ones, NULL, err);
+    if (s)
+        return s;
+    spec->dims_auto = true;
+    return smp_stencil_named(&spec->stencil, stencil, ndims, specs_dir, err);
+}
+
+smp_status smp_spec_load(smp_spec *spec, const char *arg, const char *specs_dir, smp_error *err)
+{
+    memset(spec, 0, sizeof(*spec));
+    if (!arg || !*arg)
+        return smp_error_set(err, SMP_ERR_INPUT, "spec: empty");
+    bool is_path = strchr(arg, '/') || (strlen(arg) > 5 && !strcmp(arg + strlen(arg) - 5, ".json"));
+    if (!is_path && strchr(arg, ':'))
+        return load_compact(spec, arg, specs_dir, err);
+    char *text;
+    size_t len;
+    smp_status s;
+    if (is_path) {
+        s = smp_read_file(arg, "spec file", &text, &len, err);
+        if (s)
+            return s;
+        s = smp_spec_parse(spec, text, len, specs_dir, err);
+        free(text);
+        return s;
+    }
+    /* a named spec: a full spec file, or a stencil file meaning auto dims */
+    json_t *js;
+    s = load_named_json(arg, specs_dir, "spec", &js, err);
+    if (s)
+        return s;
+    if (json_object_get(js, "grid")) {
+        char *dump = json_dumps(js, JSON_COMPACT);
+        s = dump ? smp_spec_parse(spec, dump, strlen(dump), specs_dir, err)
+                 : smp_error_set(err, SMP_ERR_SYSTEM, "spec: out of memory");
+        free(dump);
+    } else {
+        json_t *nd = json_object_get(js, "ndims");
+        if (!json_is_integer(nd))
+            s = smp_error_set(err, SMP_ERR_INPUT,
+                              "spec '%s': a stencil without fixed ndims; use e.g. auto:2d:%s", arg, arg);
+        else {
+            char compact[128];
+            snprintf(compact, sizeof(compact), "auto:%dd:%s", (int)json_integer_value(nd), arg);
+            s = load_compact(spec, compact, specs_dir, err);
+        }
+    }
+    json_decref(js);
+    if (s == SMP_OK)
+        snprintf(spec->name, sizeof(spec->name), "%s", arg);
+    return s;
+}

@@ -1,0 +1,114 @@
+/* Stencils: validated lists of relative neighbour offsets, with the paper's
+ * three families generated for any number of dimensions. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencilmap/placement.h"
+
+smp_status smp_stencil_init(smp_stencil *st, int ndims, int count,
+                            const int32_t *offsets, const double *weights,
+                            const char *field, smp_error *err)
+{
+    memset(st, 0, sizeof(*st));
+    if (ndims < 1 || ndims > SMP_MAX_DIMS)
+        return smp_error_set(err, SMP_ERR_INPUT, "%s: offsets must have 1 to %d components, not %d",
+                             field, SMP_MAX_DIMS, ndims);
+    if (count < 1 || count > SMP_MAX_OFFSETS)
+        return smp_error_set(err, SMP_ERR_INPUT, "%s.offsets: must hold 1 to %d offsets, not %d",
+                             field, SMP_MAX_OFFSETS, count);
+    for (int k = 0; k < count; k++) {
+        const int32_t *o = offsets + (size_t)k * ndims;
+        bool zero = true;
+        for (int i = 0; i < ndims; i++) {
+            if (o[i] > SMP_MAX_OFFSET_ABS || o[i] < -SMP_MAX_OFFSET_ABS)
+                return smp_error_set(err, SMP_ERR_INPUT,
+                                     "%s.offsets[%d][%d]: magnitude above the limit of %d",
+                                     field, k, i, SMP_MAX_OFFSET_ABS);
+            zero = zero && o[i] == 0;
+        }
+        if (zero)
+            return smp_error_set(err, SMP_ERR_INPUT,
+                                 "%s.offsets[%d]: the zero vector is not a neighbour", field, k);
+        for (int j = 0; j < k; j++)
+            if (memcmp(o, offsets + (size_t)j * ndims, sizeof(int32_t) * ndims) == 0)
+                return smp_error_set(err, SMP_ERR_INPUT,
+                                     "%s.offsets[%d]: duplicates offsets[%d]", field, k, j);
+        if (weights && !(isfinite(weights[k]) && weights[k] > 0))
+            return smp_error_set(err, SMP_ERR_INPUT,
+                                 "%s.weights[%d]: must be a positive finite number", field, k);
+    }
+    st->offsets = malloc(sizeof(int32_t) * (size_t)count * ndims);
+    st->weights = weights ? malloc(sizeof(double) * (size_t)count) : NULL;
+    if (!st->offsets || (weights && !st->weights)) {
+        smp_stencil_free(st);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", field);
+    }
+    memcpy(st->offsets, offsets, sizeof(int32_t) * (size_t)count * ndims);
+    if (weights)
+        memcpy(st->weights, weights, sizeof(double) * (size_t)count);
+    st->ndims = ndims;
+    st->count = count;
+    return SMP_OK;
+}
+
+void smp_stencil_free(smp_stencil *st)
+{
+    free(st->offsets);
+    free(st->weights);
+    st->offsets = NULL;
+    st->weights = NULL;
+    st->count = 0;
+}
+
+bool smp_stencil_weighted(const smp_stencil *st)
+{
+    if (!st->weights)
+        return false;
+    for (int k = 0; k < st->count; k++)
+        if (st->weights[k] != 1.0)
+            return true;
+    return false;
+}
+
+/* Appends +-a along dimension dim. */
+static int add_axis_pair(int32_t *offs, int k, int ndims, int dim, int a)
+{
+    memset(offs + (size_t)k * ndims, 0, sizeof(int32_t) * ndims);
+    offs[(size_t)k * ndims + dim] = a;
+    memset(offs + (size_t)(k + 1) * ndims, 0, sizeof(int32_t) * ndims);
+    offs[(size_t)(k + 1) * ndims + dim] = -a;
+    return k + 2;
+}
+
+smp_status smp_stencil_family(smp_stencil *st, const char *family, int ndims,
+                              smp_error *err)
+{
+    if (ndims < 1 || ndims > SMP_MAX_DIMS)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "stencil '%s': needs grid.ndims between 1 and %d", family, SMP_MAX_DIMS);
+    int32_t offs[(2 * SMP_MAX_DIMS + 4) * SMP_MAX_DIMS];
+    int k = 0;
+    if (strcmp(family, "nearest") == 0 || strcmp(family, "hops") == 0) {
+        /* nearest: +-1 along every dimension; hops adds +-2, +-3 along dim 0 */
+        for (int i = 0; i < ndims; i++)
+            k = add_axis_pair(offs, k, ndims, i, 1);
+        if (family[0] == 'h') {
+            k = add_axis_pair(offs, k, ndims, 0, 2);
+            k = add_axis_pair(offs, k, ndims, 0, 3);
+        }
+    } else if (strcmp(family, "component") == 0) {
+        /* +-1 along every dimension but the last */
+        if (ndims < 2)
+            return smp_error_set(err, SMP_ERR_INPUT,
+                                 "stencil 'component': needs at least 2 dimensions");
+        for (int i = 0; i < ndims - 1; i++)
+            k = add_axis_pair(offs, k, ndims, i, 1);
+    } else {
+        return smp_error_set(err, SMP_ERR_INPUT, "stencil: unknown family '%s'", family);
+    }
+    smp_status s = smp_stencil_init(st, ndims, k, offs, NULL, "stencil", err);
+    if (s == SMP_OK)
+        snprintf(st->name, sizeof(st->name), "%s", family);
+    return s;
+}

@@ -1,0 +1,191 @@
+/*
+ * stencilmap placement core: map the ranks of a Cartesian process grid that
+ * talks through a fixed stencil onto compute nodes with given slot counts,
+ * so that few stencil edges cross nodes.
+ *
+ * This library has no Slurm or MPI dependency.  Ranks are numbered row-major
+ * over the grid (the last dimension varies fastest), as MPI_Cart_create
+ * numbers them without reordering.  A placement is an array node_of_rank[p].
+ *
+ * Every function that can fail takes an smp_error*, fills it with a message
+ * naming the offending field or argument, and returns its status.
+ */
+#ifndef STENCILMAP_PLACEMENT_H
+#define STENCILMAP_PLACEMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Limits that keep every size computation far from overflow. */
+#define SMP_MAX_DIMS 8
+#define SMP_MAX_OFFSETS 4096
+#define SMP_MAX_OFFSET_ABS 1000000
+#define SMP_MAX_RANKS ((int64_t)INT32_MAX)
+#define SMP_MAX_NODES 1000000
+#define SMP_MAX_SPEC_BYTES (1 << 20)
+
+/* Status codes double as the command's exit codes. */
+typedef enum {
+    SMP_OK = 0,
+    SMP_ERR_INPUT = 2,      /* malformed or inconsistent input */
+    SMP_ERR_INFEASIBLE = 3, /* well-formed, but cannot be placed */
+    SMP_ERR_SYSTEM = 4      /* out of memory, I/O failure */
+} smp_status;
+
+typedef struct {
+    smp_status status;
+    char msg[512];
+} smp_error;
+
+typedef enum {
+    SMP_ALG_AUTO = 0,
+    SMP_ALG_HYPERPLANE,
+    SMP_ALG_STRIPS,
+    SMP_ALG_KDTREE,
+    SMP_ALG_NODECART,
+    SMP_ALG_BLOCKED,
+    SMP_ALG_COUNT
+} smp_algorithm;
+
+typedef struct {
+    int ndims;
+    int64_t dims[SMP_MAX_DIMS];
+    bool periods[SMP_MAX_DIMS];
+    int64_t size; /* product of dims, <= SMP_MAX_RANKS */
+} smp_grid;
+
+typedef struct {
+    int ndims;
+    int count;          /* number of offsets (directed neighbours) */
+    int32_t *offsets;   /* count * ndims, offset k is offsets[k*ndims ...] */
+    double *weights;    /* count entries, or NULL for unit weights */
+    char name[64];      /* name it was loaded by, "" for inline offsets */
+} smp_stencil;
+
+/* A parsed spec.  When dims_auto is set, grid.dims are filled in by
+ * smp_spec_resolve() from the step's task count. */
+typedef struct {
+    smp_grid grid;
+    bool dims_auto;
+    smp_stencil stencil;
+    smp_algorithm algorithm;
+    char name[64]; /* named spec it was loaded from, "" for a path or text */
+} smp_spec;
+
+/* The allocation: node names with their slot counts, in Slurm's order. */
+typedef struct {
+    int count;
+    char **names;
+    int32_t *slots;
+    int64_t total_slots;
+} smp_nodes;
+
+typedef struct {
+    int64_t j_sum;      /* directed inter-node stencil edges */
+    int64_t j_max;      /* most such edges leaving one node */
+    int32_t j_max_node; /* a node that attains j_max */
+    double w_sum;       /* the same, weighted by stencil weights */
+    double w_max;
+} smp_score;
+
+typedef struct {
+    smp_algorithm algorithm; /* the construction that produced it */
+    int64_t ranks;
+    int nnodes;
+    int32_t *node_of_rank; /* ranks entries, values in [0, nnodes) */
+    smp_score score;
+} smp_placement;
+
+/* ---- errors and names --------------------------------------------- */
+smp_status smp_error_set(smp_error *err, smp_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void smp_error_clear(smp_error *err);
+const char *smp_algorithm_name(smp_algorithm alg);
+/* Returns false when name is not an algorithm. */
+bool smp_algorithm_from_name(const char *name, smp_algorithm *alg);
+
+/* ---- grid ------------------------------------------------------------ */
+/* Checks dims, computes size with overflow checks; field names "grid.dims". */
+smp_status smp_grid_init(smp_grid *grid, int ndims, const int64_t *dims,
+                         const bool *periods, smp_error *err);
+/* MPI_Dims_create's balanced factorisation of p into ndims factors,
+ * non-increasing; the most balanced one (smallest max/min) is chosen. */
+smp_status smp_dims_create(int64_t p, int ndims, int64_t *dims, smp_error *err);
+void smp_grid_coords(const smp_grid *grid, int64_t rank, int64_t *coords);
+int64_t smp_grid_rank(const smp_grid *grid, const int64_t *coords);
+
+/* ---- stencils --------------------------------------------------------- */
+/* Takes a copy of offsets/weights; validates no zero vector, no duplicates,
+ * positive finite weights.  field is the prefix used in messages. */
+smp_status smp_stencil_init(smp_stencil *st, int ndims, int count,
+                            const int32_t *offsets, const double *weights,
+                            const char *field, smp_error *err);
+/* The paper's families for any ndims: "nearest", "component", "hops". */
+smp_status smp_stencil_family(smp_stencil *st, const char *family, int ndims,
+                              smp_error *err);
+/* A stencil by name: a family, or a file NAME.json in specs_dir. */
+smp_status smp_stencil_named(smp_stencil *st, const char *name, int ndims,
+                             const char *specs_dir, smp_error *err);
+void smp_stencil_free(smp_stencil *st);
+bool smp_stencil_weighted(const smp_stencil *st);
+
+/* ---- specs ------------------------------------------------------------ */
+/* The directory that holds named specs and stencils: $STENCILMAP_SPECS_DIR
+ * when set, else the compiled-in installation directory. */
+const char *smp_specs_dir(void);
+/* Parses a JSON spec text; messages name the field (grid.dims[2]: ...). */
+smp_status smp_spec_parse(smp_spec *spec, const char *text, size_t len,
+                          const char *specs_dir, smp_error *err);
+/* SPEC as a user writes it: a path to a JSON file, a name of a spec in
+ * specs_dir, or the compact form ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt). */
+smp_status smp_spec_load(smp_spec *spec, const char *arg,
+                         const char *specs_dir, smp_error *err);
+/* Fills automatic dims from the task count, or checks that the grid size
+ * equals ntasks when ntasks > 0. */
+smp_status smp_spec_resolve(smp_spec *spec, int64_t ntasks, smp_error *err);
+void smp_spec_free(smp_spec *spec);
+
+/* ---- nodes ------------------------------------------------------------ */
+/* Expands a Slurm hostlist ("n[01-04],gpu7") and a SLURM_JOB_CPUS_PER_NODE
+ * style list ("48(x3),32"); a single count applies to every node. */
+smp_status smp_nodes_parse(smp_nodes *nodes, const char *hostlist,
+                           const char *slots, smp_error *err);
+/* Just the hostlist expansion; *names is a malloc'd array of strings. */
+smp_status smp_hostlist_expand(const char *hostlist, char ***names, int *count,
+                               smp_error *err);
+void smp_nodes_free(smp_nodes *nodes);
+
+/* ---- planning and scoring ----------------------------------------------- */
+/* Places grid->size ranks onto nnodes nodes with the given slot counts.
+ * Capacities are exact: node i gets at most slots[i] ranks.  With
+ * SMP_ALG_AUTO every construction is tried and the best by J_sum (weighted
+ * when the stencil has weights), then J_max, is kept. */
+smp_status smp_plan(const smp_grid *grid, const smp_stencil *st,
+                    const int32_t *slots, int nnodes, smp_algorithm alg,
+                    smp_placement *out, smp_error *err);
+/* J_sum/J_max of any placement. */
+smp_status smp_score_compute(const smp_grid *grid, const smp_stencil *st,
+                             const int32_t *node_of_rank, int nnodes,
+                             smp_score *score, smp_error *err);
+void smp_placement_free(smp_placement *pl);
+
+/* ---- hostfiles -------------------------------------------------------- */
+/* Line r holds the name of rank r's node, as Slurm's arbitrary
+ * distribution reads SLURM_HOSTFILE. */
+smp_status smp_hostfile_write(FILE *out, const smp_nodes *nodes,
+                              const smp_placement *pl, smp_error *err);
+/* Reads a hostfile back into node indices; node names not yet in *nodes are
+ * appended (with slots counted).  Returns the number of ranks in *ranks. */
+smp_status smp_hostfile_read(FILE *in, smp_nodes *nodes, int32_t **node_of_rank,
+                             int64_t *ranks, smp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -14,6 +14,7 @@ struct cli_opts {
     bool have_algorithm;
     smp_algorithm algorithm;
     bool json;
+    bool map;
 };
 
 /* Parses argv after the subcommand name; prints usage and returns 2 on
@@ -33,5 +34,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_score(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 void cli_usage(FILE *out);
+/* Draws the placement of a small grid, one letter per node. */
+void cli_print_map(FILE *out, const smp_grid *grid, const smp_placement *pl, const smp_nodes *nodes);
 
 #endif

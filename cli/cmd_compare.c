@@ -66,6 +66,8 @@ int cmd_compare(int argc, char **argv)
         else
             printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f\n", name, (long long)pl.score.j_sum,
                    (long long)pl.score.j_max, rs, rm, ms);
+        if (o.map && !o.json && order[k] != SMP_ALG_AUTO)
+            cli_print_map(stdout, &spec.grid, &pl, &nodes);
         smp_placement_free(&pl);
     }
     if (o.json && !rc) {

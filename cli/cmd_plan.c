@@ -75,6 +75,12 @@ int cmd_plan(int argc, char **argv)
                    (long long)pl.score.j_sum, (long long)blocked.score.j_sum,
                    (long long)pl.score.j_max, (long long)blocked.score.j_max, seconds * 1e3);
         }
+        if (o.map && !o.json) {
+            printf("blocked:\n");
+            cli_print_map(stdout, &spec.grid, &blocked, &nodes);
+            printf("%s:\n", smp_algorithm_name(pl.algorithm));
+            cli_print_map(stdout, &spec.grid, &pl, &nodes);
+        }
     }
     smp_placement_free(&pl);
     smp_placement_free(&blocked);

@@ -33,7 +33,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         {"nodes", required_argument, NULL, 'N'},   {"slots", required_argument, NULL, 'S'},
         {"ranks", required_argument, NULL, 'n'},   {"algorithm", required_argument, NULL, 'a'},
         {"hostfile", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"map", no_argument, NULL, 'm'},           {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
     opterr = 0;
@@ -45,6 +46,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         case 'S': o->slots = optarg; break;
         case 'f': o->hostfile = optarg; break;
         case 'j': o->json = true; break;
+        case 'm': o->map = true; break;
         case 'h': cli_usage(stdout); exit(0);
         case 'a':
             if (!smp_algorithm_from_name(optarg, &o->algorithm))

@@ -1,0 +1,48 @@
+/* A placement drawn in characters: one character per rank, one letter per
+ * node, so that a person sees at a glance which blocks share a node.
+ * 1-D and 2-D grids print as one picture; higher dimensions print one 2-D
+ * slice per index of the leading dimensions. */
+#include <stdio.h>
+
+#include "cli.h"
+
+#define MAX_WIDTH 160
+
+static char node_char(int32_t node)
+{
+    static const char glyphs[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    return glyphs[node % (int32_t)(sizeof(glyphs) - 1)];
+}
+
+void cli_print_map(FILE *out, const smp_grid *grid, const smp_placement *pl, const smp_nodes *nodes)
+{
+    int d = grid->ndims;
+    int64_t cols = grid->dims[d - 1], rows = d >= 2 ? grid->dims[d - 2] : 1;
+    int64_t slices = grid->size / (rows * cols);
+    if (cols > MAX_WIDTH || grid->size > 20000) {
+        fprintf(out, "(grid too large to draw: %lld ranks)\n", (long long)grid->size);
+        return;
+    }
+    for (int64_t s = 0; s < slices; s++) {
+        if (slices > 1) {
+            int64_t c[SMP_MAX_DIMS];
+            smp_grid_coords(grid, s * rows * cols, c);
+            fprintf(out, "slice");
+            for (int i = 0; i < d - 2; i++)
+                fprintf(out, " %lld", (long long)c[i]);
+            fputs(":\n", out);
+        }
+        for (int64_t r = 0; r < rows; r++) {
+            fputs("  ", out);
+            for (int64_t x = 0; x < cols; x++)
+                fputc(node_char(pl->node_of_rank[(s * rows + r) * cols + x]), out);
+            fputc('\n', out);
+        }
+    }
+    fputs("  legend:", out);
+    for (int i = 0; i < nodes->count && i < 62; i++)
+        fprintf(out, " %c=%s", node_char(i), nodes->names[i]);
+    if (nodes->count > 62)
+        fputs(" (letters repeat beyond 62 nodes)", out);
+    fputc('\n', out);
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything stencilmap needs to build, test and run on Debian 12.
+# A fresh machine starts bare, so both README commands call this first.
+# Skips apt entirely when every package is already installed.
+set -euo pipefail
+
+packages=(
+    build-essential autoconf automake libtool pkg-config
+    libjansson-dev libcmocka-dev libhwloc-dev
+    slurm-wlm libslurm-dev munge libpmix-dev
+    openmpi-bin libopenmpi-dev
+    python3 util-linux iproute2 procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all ${#packages[@]} packages present"
+    exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: need root to install: ${missing[*]}" >&2
+    exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${packages[@]}"

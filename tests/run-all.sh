@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The whole test suite, from a bare Debian 12 machine: installs what it
+# needs, builds and installs stencilmap, then runs the unit and CLI tests
+# (make check), and the suites that start their own local Slurm cluster.
+# Ends with one "N passed, M failed" line over every suite.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+"$top/contrib/install-deps.sh" || { echo "run-all: installing dependencies failed" >&2; exit 1; }
+"$top/contrib/build.sh" || { echo "run-all: build failed" >&2; exit 1; }
+build=${STENCILMAP_BUILD_DIR:-$top/_build}
+
+passed=0
+failed=0
+failed_suites=()
+log_dir="$build/test-logs"
+mkdir -p "$log_dir"
+
+# Adds a suite's counts from its closing lines (automake's "# PASS:" /
+# "# FAIL:" or our "N passed, M failed"); a suite that dies without either
+# counts as one failure.
+tally() {
+    local name=$1 rc=$2 log=$3 p f
+    # automake prints one summary per directory with tests: add them all
+    p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$log" | awk '{s+=$1} END {if (NR) print s}')
+    f=$(sed -n 's/^# \(FAIL\|ERROR\|XPASS\): *\([0-9]*\)$/\2/p' "$log" | awk '{s+=$1} END {if (NR) print s}')
+    if [ -z "$p" ]; then
+        p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*$/\1/p' "$log" | tail -n1)
+        f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*$/\2/p' "$log" | tail -n1)
+    fi
+    if [ -z "$p" ]; then p=0; f=1; fi
+    [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ] && f=1
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$rc" -ne 0 ] || [ "$f" -ne 0 ]; then failed_suites+=("$name"); fi
+    echo "== $name: $p passed, $f failed (exit $rc; log $log)"
+}
+
+run_suite() {
+    local name=$1; shift
+    local log="$log_dir/$name.log"
+    echo "== $name"
+    "$@" 2>&1 | tee "$log"
+    tally "$name" "${PIPESTATUS[0]}" "$log"
+}
+
+run_suite unit make -C "$build" check
+for suite in integration injob; do
+    if [ -x "$top/tests/$suite/run.sh" ]; then
+        run_suite "$suite" "$top/tests/$suite/run.sh"
+    fi
+done
+
+echo
+if [ ${#failed_suites[@]} -gt 0 ]; then
+    echo "failed suites: ${failed_suites[*]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

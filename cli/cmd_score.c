@@ -58,6 +58,10 @@ int cmd_score(int argc, char **argv)
         printf("%lld ranks on %d nodes: inter-node edges %lld, max per node %lld (%s)\n",
                (long long)ranks, nodes.count, (long long)sc.j_sum, (long long)sc.j_max,
                nodes.names[sc.j_max_node]);
+        if (o.map) {
+            smp_placement pl = {.ranks = ranks, .nnodes = nodes.count, .node_of_rank = node_of_rank};
+            cli_print_map(stdout, &spec.grid, &pl, &nodes);
+        }
     }
     smp_spec_free(&spec);
 out:

@@ -8,7 +8,7 @@ void cli_usage(FILE *out)
 {
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--json] [--map]\n"
-          "       stencil-map score SPEC --hostfile FILE [--json]\n"
+          "       stencil-map score SPEC --hostfile FILE [--json] [--map]\n"
           "       stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P] [--json] [--map]\n"
           "\n"
           "SPEC     a JSON spec file, a spec name from the specs directory, or\n"

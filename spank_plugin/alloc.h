@@ -1,0 +1,41 @@
+/* What a step is placed on: the job's allocation from the environment,
+ * narrowed by srun's own options, which are read from srun's command line
+ * because the SPANK option callback may run before srun has parsed them. */
+#ifndef SM_ALLOC_H
+#define SM_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <stencilmap/placement.h>
+
+typedef struct {
+    int64_t ntasks;           /* -n/--ntasks, 0 when not given */
+    int64_t nnodes;           /* -N/--nodes (minimum of a range), 0 when not given */
+    int64_t ntasks_per_node;  /* --ntasks-per-node, 0 when not given */
+    int64_t cpus_per_task;    /* -c/--cpus-per-task, 0 when not given */
+    bool nodelist;            /* -w/--nodelist or -F/--nodefile given */
+    bool quiet;               /* -Q/--quiet */
+    bool have_spec;           /* --stencil-map given on the command line */
+    char spec[1024];          /* its last value */
+    char bad[160];            /* "" or why an option we rely on was malformed */
+} sm_srun_args;
+
+/* Scans srun's options (argv[0] is the program) up to the command. */
+void sm_srun_args_parse(sm_srun_args *a, int argc, char **argv);
+/* The same on /proc/self/cmdline; returns -1 when it cannot be read. */
+int sm_srun_args_read(sm_srun_args *a);
+
+/* The nodes and slots the step may use: SLURM_JOB_NODELIST and
+ * SLURM_JOB_CPUS_PER_NODE, the first -N nodes, slots divided by -c and
+ * capped by --ntasks-per-node.  *job_ntasks gets SLURM_NTASKS (0 if unset). */
+smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_ntasks,
+                         smp_error *err);
+
+/* The step's task count: srun -n, else the fixed grid size (fixed_size > 0),
+ * else the job's SLURM_NTASKS (when -N was not given), else all slots. */
+int64_t sm_alloc_ntasks(const sm_srun_args *a, int64_t fixed_size, int64_t job_ntasks,
+                        const smp_nodes *nodes);
+
+#endif

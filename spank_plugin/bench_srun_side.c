@@ -1,0 +1,107 @@
+/* bench_srun_side: times the plugin's srun-side path exactly as the
+ * option callback runs it -- read srun's options, parse the spec, read the
+ * allocation from the environment, plan (and blocked for the summary),
+ * write the hostfile into a private directory, set the task environment --
+ * for step sizes a local Slurm cannot launch.
+ *
+ * usage: bench_srun_side [-r REPEATS] [-s SPEC] [-c CPUS_PER_NODE] RANKS...
+ * Prints one line per size; exits 1 if any median exceeds --limit-ms. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "policy.h"
+#include "step.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    int repeats = 11, cpn = 64;
+    double limit_ms = 50;
+    const char *spec = "auto:2d:5pt";
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i += 2) {
+        if (i + 1 >= argc)
+            break;
+        if (!strcmp(argv[i], "-r"))
+            repeats = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-s"))
+            spec = argv[i + 1];
+        else if (!strcmp(argv[i], "-c"))
+            cpn = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--limit-ms"))
+            limit_ms = atof(argv[i + 1]);
+        else {
+            fprintf(stderr, "usage: %s [-r N] [-s SPEC] [-c CPUS] [--limit-ms MS] RANKS...\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (i >= argc || repeats < 1 || cpn < 1) {
+        fprintf(stderr, "usage: %s [-r N] [-s SPEC] [-c CPUS] [--limit-ms MS] RANKS...\n", argv[0]);
+        return 2;
+    }
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    sm_policy pol;
+    char msg[256];
+    char *noargs[1] = {NULL};
+    sm_policy_parse(&pol, 0, noargs, msg, sizeof(msg));
+    int rc = 0;
+    for (; i < argc; i++) {
+        long ranks = atol(argv[i]);
+        long nnodes = (ranks + cpn - 1) / cpn;
+        char nl[64], cpus[64], nt[32];
+        snprintf(nl, sizeof(nl), "n[1-%ld]", nnodes);
+        snprintf(cpus, sizeof(cpus), "%d(x%ld)", cpn, nnodes);
+        snprintf(nt, sizeof(nt), "%ld", ranks);
+        setenv("SLURM_JOB_NODELIST", nl, 1);
+        setenv("SLURM_JOB_CPUS_PER_NODE", cpus, 1);
+        double *t = calloc((size_t)repeats, sizeof(double));
+        sm_step st;
+        const char *alg = "?";
+        long long jsum = 0, bjsum = 0;
+        for (int k = 0; k < repeats; k++) {
+            double t0 = now();
+            sm_srun_args a;
+            sm_srun_args_read(&a); /* what the plugin does: /proc/self/cmdline */
+            a.ntasks = ranks;      /* as if srun -n RANKS */
+            int prc = sm_step_plan(&st, &pol, &a, spec, SM_SRC_OPTION, tmp);
+            if (!prc)
+                prc = sm_step_export_env(&st);
+            t[k] = now() - t0;
+            if (prc) {
+                fprintf(stderr, "bench: %s\n", st.error);
+                return 1;
+            }
+            alg = smp_algorithm_name(st.pl.algorithm);
+            jsum = st.pl.score.j_sum;
+            bjsum = st.blocked.score.j_sum;
+            sm_step_release(&st);
+        }
+        qsort(t, (size_t)repeats, sizeof(double), cmp);
+        double med = t[repeats / 2] * 1e3;
+        printf("srun-side path: %s, %ld ranks on %ld nodes (%d slots each): median %.2f ms, "
+               "min %.2f ms, max %.2f ms over %d runs (J_sum %lld, blocked %lld)%s\n",
+               alg, ranks, nnodes, cpn, med, t[0] * 1e3, t[repeats - 1] * 1e3, repeats, jsum,
+               bjsum, med > limit_ms ? "  OVER LIMIT" : "");
+        if (med > limit_ms)
+            rc = 1;
+        free(t);
+    }
+    return rc;
+}

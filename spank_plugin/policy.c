@@ -1,0 +1,72 @@
+/* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
+ * max_ranks=.  Anything else is an error, so a typo is never ignored. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+#include <stdarg.h>
+
+__attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
+{
+    memset(pol, 0, sizeof(*pol));
+    pol->on_error = SM_ON_ERROR_FAIL;
+    for (int i = 0; i < ac; i++) {
+        const char *arg = av[i];
+        const char *eq = strchr(arg, '=');
+        if (!eq)
+            return fail(msg, n, "plugstack argument '%.100s': expected KEY=VALUE (keys: %s)", arg,
+                        "default, algorithm, on_error, record_dir, max_ranks");
+        size_t klen = (size_t)(eq - arg);
+        const char *val = eq + 1;
+#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(arg, k, klen))
+        if (KEY("default")) {
+            if (!*val || strlen(val) >= sizeof(pol->default_spec))
+                return fail(msg, n, "plugstack argument default=%.100s: %s", val,
+                            "must be a non-empty spec shorter than 1024 bytes");
+            strcpy(pol->default_spec, val);
+        } else if (KEY("algorithm")) {
+            if (!smp_algorithm_from_name(val, &pol->algorithm))
+                return fail(msg, n, "plugstack argument algorithm=%.100s: %s", val,
+                            "unknown algorithm (auto, hyperplane, strips, kdtree, nodecart, blocked)");
+            pol->have_algorithm = true;
+        } else if (KEY("on_error")) {
+            if (!strcmp(val, "fail"))
+                pol->on_error = SM_ON_ERROR_FAIL;
+            else if (!strcmp(val, "blocked"))
+                pol->on_error = SM_ON_ERROR_BLOCKED;
+            else
+                return fail(msg, n, "plugstack argument on_error=%.100s: %s", val,
+                            "must be 'fail' or 'blocked'");
+        } else if (KEY("record_dir")) {
+            if (val[0] != '/' || strlen(val) >= sizeof(pol->record_dir) - 256)
+                return fail(msg, n, "plugstack argument record_dir=%.100s: %s", val,
+                            "must be an absolute path shorter than 768 bytes");
+            strcpy(pol->record_dir, val);
+        } else if (KEY("max_ranks")) {
+            char *end;
+            errno = 0;
+            long long v = strtoll(val, &end, 10);
+            if (errno || end == val || *end || v < 1 || v > SMP_MAX_RANKS)
+                return fail(msg, n, "plugstack argument max_ranks=%.100s: %s", val,
+                            "must be a positive integer");
+            pol->max_ranks = v;
+        } else {
+            return fail(msg, n, "plugstack argument '%.100s': unknown key (known: %s)", arg,
+                        "default, algorithm, on_error, record_dir, max_ranks");
+        }
+#undef KEY
+    }
+    return 0;
+}

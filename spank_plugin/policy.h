@@ -1,0 +1,26 @@
+/* Site policy: the plugin's arguments in plugstack.conf. */
+#ifndef SM_POLICY_H
+#define SM_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <stencilmap/placement.h>
+
+typedef enum { SM_ON_ERROR_FAIL = 0, SM_ON_ERROR_BLOCKED } sm_on_error;
+
+typedef struct {
+    char default_spec[1024];  /* default=SPEC, "" when not given */
+    bool have_algorithm;      /* algorithm=NAME overrides the spec's */
+    smp_algorithm algorithm;
+    sm_on_error on_error;     /* on_error=fail|blocked */
+    char record_dir[1024];    /* record_dir=DIR (absolute), "" = no records */
+    int64_t max_ranks;        /* max_ranks=N, 0 = no limit */
+} sm_policy;
+
+/* Parses the plugstack.conf arguments.  Returns 0, or -1 with a message in
+ * msg naming the offending argument (unknown arguments are rejected). */
+int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t msglen);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * stencil_map.so: a SPANK plugin that adds --stencil-map=SPEC to srun,
+ * sbatch and salloc.
+ *
+ *  srun (S_CTX_LOCAL)          plans inside the option callback, before srun
+ *                              validates its options, and sets SLURM_HOSTFILE
+ *                              so srun uses the arbitrary distribution: rank r
+ *                              runs on the node of hostfile line r.  Without
+ *                              the option, STENCIL_MAP_SPEC (from sbatch or
+ *                              salloc) or the site default= is applied in
+ *                              slurm_spank_init, which srun calls before it
+ *                              parses its options.
+ *  sbatch/salloc (ALLOCATOR)   validates the spec and exports
+ *                              STENCIL_MAP_SPEC to the job's environment.
+ *  slurmstepd (S_CTX_REMOTE)   sets STENCIL_MAP_COORDS of every task from
+ *                              STENCIL_MAP_DIMS; reads no file.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+#include "alloc.h"
+#include "coords.h"
+#include "policy.h"
+#include "record.h"
+#include "step.h"
+
+SPANK_PLUGIN(stencil_map, 1);
+
+#define OPT_NAME "stencil-map"
+/* How srun sees an allocator's SPANK option in the job environment:
+ * "SLURM_SPANK_" + "_SLURM_SPANK_OPTION_" + plugin + "_" + option, with
+ * '-' made '_' (src/common/plugstack.c: _opt_env_name and
+ * spank_process_env_options). */
+#define FORWARDED_ENV "SLURM_SPANK__SLURM_SPANK_OPTION_stencil_map_stencil_map"
+
+static sm_policy policy;
+static sm_srun_args srun_args;
+static sm_step step;
+static char set_hostfile[1280]; /* SLURM_HOSTFILE value we set, "" if none */
+static bool env_applied;        /* slurm_spank_init applied STENCIL_MAP_SPEC */
+
+static int option_cb(int val, const char *optarg, int remote);
+
+static struct spank_option stencil_option = {
+    OPT_NAME, "SPEC",
+    "place ranks for a stencil code: SPEC is a JSON spec file, a spec name, "
+    "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), or 'none' to opt out",
+    1, 0, option_cb,
+};
+
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+    char line[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "stencil-map: %s\n", line);
+}
+
+/* Drops whatever an earlier application left in srun's environment. */
+static void undo_local(void)
+{
+    if (set_hostfile[0]) {
+        const char *cur = getenv("SLURM_HOSTFILE");
+        if (cur && !strcmp(cur, set_hostfile))
+            unsetenv("SLURM_HOSTFILE");
+        set_hostfile[0] = '\0';
+    }
+    sm_step_release(&step);
+}
+
+static const char *tmp_parent(void)
+{
+    const char *t = getenv("TMPDIR");
+    return (t && t[0] == '/') ? t : "/tmp";
+}
+
+/* srun side: plan SPEC and export it, or opt out with "none". */
+static int apply_local(const char *spec, sm_spec_source src)
+{
+    if (step.active && !strcmp(step.spec_text, spec) && step.source == src)
+        return 0; /* the same value seen twice (environment, then argv) */
+    undo_local();
+    if (!strcmp(spec, "none")) {
+        sm_env_clear();
+        return 0;
+    }
+    if (src == SM_SRC_DEFAULT && !getenv("SLURM_JOB_NODELIST")) {
+        if (!srun_args.quiet)
+            say("site default '%s' not applied: srun is not inside an allocation", spec);
+        return 0;
+    }
+    if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent())) {
+        say("%s", step.error);
+        sm_step_release(&step);
+        return -1;
+    }
+    if (step.fallback) {
+        fprintf(stderr,
+                "stencil-map: WARNING: %s\n"
+                "stencil-map: WARNING: on_error=blocked: launching WITHOUT stencil placement "
+                "(Slurm's default block distribution)\n",
+                step.error);
+    }
+    if (sm_step_export_env(&step)) {
+        say("%s", "cannot set the task environment (out of memory?)");
+        undo_local();
+        return -1;
+    }
+    if (step.placed)
+        snprintf(set_hostfile, sizeof(set_hostfile), "%s", step.hostfile);
+    return 0;
+}
+
+/* sbatch/salloc side: validate (parse only) and export STENCIL_MAP_SPEC. */
+static int apply_allocator(const char *spec)
+{
+    if (!strcmp(spec, "none"))
+        return setenv("STENCIL_MAP_SPEC", "none", 1) ? -1 : 0;
+    smp_spec parsed;
+    smp_error err;
+    smp_error_clear(&err);
+    smp_status s = smp_spec_load(&parsed, spec, smp_specs_dir(), &err);
+    smp_spec_free(&parsed);
+    if (s) {
+        say("%s", err.msg);
+        return -1;
+    }
+    bool is_path = strchr(spec, '/') || (strlen(spec) > 5 && !strcmp(spec + strlen(spec) - 5, ".json"));
+    char abs[PATH_MAX];
+    if (is_path && !realpath(spec, abs)) {
+        say("spec file '%s': cannot resolve its absolute path", spec);
+        return -1;
+    }
+    return setenv("STENCIL_MAP_SPEC", is_path ? abs : spec, 1) ? -1 : 0;
+}
+
+static int option_cb(int val, const char *optarg, int remote)
+{
+    (void)val;
+    spank_context_t ctx = spank_context();
+    if (remote || ctx == S_CTX_REMOTE)
+        return 0; /* the user's spec is never parsed on the remote side */
+    if (!optarg || !*optarg) {
+        say("%s", "--stencil-map needs a SPEC");
+        return -1;
+    }
+    if (ctx == S_CTX_ALLOCATOR)
+        return apply_allocator(optarg);
+    if (ctx != S_CTX_LOCAL)
+        return 0;
+    /* srun may call us for an earlier value (a repeated option, or the
+     * SLURM_SPANK_* variable through which sbatch/salloc hand their options
+     * to the job); only the command line's last value counts. */
+    if (srun_args.have_spec)
+        return strcmp(optarg, srun_args.spec) ? 0 : apply_local(optarg, SM_SRC_OPTION);
+    const char *fwd = getenv(FORWARDED_ENV);
+    if (fwd && !strcmp(fwd, optarg)) {
+        /* the job's --stencil-map from sbatch/salloc: STENCIL_MAP_SPEC
+         * normally carries it (as an absolute path) and slurm_spank_init
+         * has applied it already */
+        if (env_applied)
+            return 0;
+        const char *env = getenv("STENCIL_MAP_SPEC");
+        return apply_local(env && *env ? env : optarg, SM_SRC_ENV);
+    }
+    return apply_local(optarg, SM_SRC_OPTION);
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    spank_context_t ctx = spank_context();
+    char msg[512];
+    if (sm_policy_parse(&policy, ac, av, msg, sizeof(msg))) {
+        slurm_error("stencil-map: %s", msg);
+        return -1;
+    }
+    if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR)
+        return 0;
+    if (spank_option_register(sp, &stencil_option) != ESPANK_SUCCESS) {
+        slurm_error("stencil-map: cannot register --%s", OPT_NAME);
+        return -1;
+    }
+    if (ctx != S_CTX_LOCAL)
+        return 0;
+    if (sm_srun_args_read(&srun_args))
+        memset(&srun_args, 0, sizeof(srun_args));
+    if (srun_args.have_spec)
+        return 0; /* the option callback plans */
+    /* No --stencil-map: sbatch/salloc's spec, else the site default.  srun
+     * calls slurm_spank_init before it parses options, so SLURM_HOSTFILE
+     * set here is still read by its option validation. */
+    const char *env = getenv("STENCIL_MAP_SPEC");
+    if (env && *env) {
+        env_applied = true;
+        return apply_local(env, SM_SRC_ENV);
+    }
+    if (policy.default_spec[0])
+        return apply_local(policy.default_spec, SM_SRC_DEFAULT);
+    return 0;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+    (void)sp;
+    (void)ac;
+    (void)av;
+    if (spank_context() != S_CTX_LOCAL)
+        return 0;
+    /* srun has read the hostfile; keep its private path out of the tasks'
+     * environment. */
+    if (set_hostfile[0]) {
+        const char *cur = getenv("SLURM_HOSTFILE");
+        if (cur && !strcmp(cur, set_hostfile))
+            unsetenv("SLURM_HOSTFILE");
+    }
+    return 0;
+}
+
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    if (spank_context() != S_CTX_LOCAL || !step.active)
+        return 0;
+    uint32_t job_id = 0, step_id = 0;
+    spank_get_item(sp, S_JOB_ID, &job_id);
+    spank_get_item(sp, S_JOB_STEPID, &step_id);
+    if (step.placed) {
+        uint32_t ntasks = 0;
+        if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS && ntasks &&
+            (int64_t)ntasks != step.pl.ranks) {
+            fprintf(stderr, "stencil-map: the step has %u tasks but the plan has %lld ranks\n",
+                    ntasks, (long long)step.pl.ranks);
+            return -1;
+        }
+    }
+    char msg[600];
+    if (sm_record_write(&step, &policy, job_id, step_id, msg, sizeof(msg)))
+        fprintf(stderr, "stencil-map: WARNING: audit record not written: %s\n", msg);
+    else if (step.record[0])
+        setenv("STENCIL_MAP_RECORD", step.record, 1);
+    if (!srun_args.quiet)
+        sm_step_summary(&step, stderr);
+    return 0;
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    if (spank_context() != S_CTX_REMOTE)
+        return 0;
+    char dims_s[SM_DIMS_MAX_LEN + 2];
+    spank_err_t e = spank_getenv(sp, "STENCIL_MAP_DIMS", dims_s, sizeof(dims_s));
+    if (e == ESPANK_ENV_NOEXIST)
+        return 0;
+    if (e != ESPANK_SUCCESS) {
+        slurm_error("stencil-map: STENCIL_MAP_DIMS: unreadable or longer than %d bytes",
+                    SM_DIMS_MAX_LEN);
+        return -1;
+    }
+    int64_t dims[8], size;
+    int nd;
+    char msg[160], coords[SMP_MAX_DIMS * 12 + 8];
+    if (sm_dims_parse(dims_s, dims, &nd, &size, msg, sizeof(msg))) {
+        slurm_error("stencil-map: %s", msg);
+        return -1;
+    }
+    uint32_t rank;
+    if (spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS) {
+        slurm_error("stencil-map: cannot get the task's global id");
+        return -1;
+    }
+    if (sm_coords_format(dims, nd, rank, coords, sizeof(coords))) {
+        slurm_error("stencil-map: task %u is outside the grid STENCIL_MAP_DIMS=%s", rank, dims_s);
+        return -1;
+    }
+    if (spank_setenv(sp, "STENCIL_MAP_COORDS", coords, 1) != ESPANK_SUCCESS) {
+        slurm_error("stencil-map: cannot set STENCIL_MAP_COORDS");
+        return -1;
+    }
+    return 0;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    (void)sp;
+    (void)ac;
+    (void)av;
+    if (spank_context() == S_CTX_LOCAL)
+        undo_local();
+    return 0;
+}

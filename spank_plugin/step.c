@@ -1,0 +1,215 @@
+/* srun-side planning: everything the option callback does before srun
+ * reads SLURM_HOSTFILE. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "private_dir.h"
+#include "step.h"
+
+extern char **environ;
+
+const char *sm_source_name(sm_spec_source src)
+{
+    return src == SM_SRC_ENV ? "env" : src == SM_SRC_DEFAULT ? "default" : "option";
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a,
+                          const char *tmp_parent, smp_error *err)
+{
+    smp_status s = smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
+    st->have_spec = true; /* smp_spec_load leaves a freeable spec either way */
+    if (s)
+        return s;
+    int64_t job_ntasks;
+    if ((s = sm_alloc_read(a, &st->nodes, &job_ntasks, err)))
+        return s;
+    st->have_nodes = true;
+    int64_t fixed = st->spec.dims_auto ? 0 : st->spec.grid.size;
+    st->ranks = sm_alloc_ntasks(a, fixed, job_ntasks, &st->nodes);
+    if (pol->max_ranks && st->ranks > pol->max_ranks)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "max_ranks: the step has %lld ranks but the site limit is %lld "
+                             "(plugstack.conf max_ranks=%lld)",
+                             (long long)st->ranks, (long long)pol->max_ranks,
+                             (long long)pol->max_ranks);
+    if ((s = smp_spec_resolve(&st->spec, st->ranks, err)))
+        return s;
+    st->requested = pol->have_algorithm ? pol->algorithm : st->spec.algorithm;
+    double t0 = now();
+    s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
+                 st->requested, &st->pl, err);
+    if (!s)
+        s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
+                     SMP_ALG_BLOCKED, &st->blocked, err);
+    st->plan_seconds = now() - t0;
+    if (s)
+        return s;
+    char msg[600];
+    if (sm_private_dir_create(tmp_parent, st->dir, sizeof(st->dir), msg, sizeof(msg)))
+        return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile directory: %s", msg);
+    FILE *f = sm_private_file_create(st->dir, "hostfile", 0, st->hostfile, sizeof(st->hostfile),
+                                     msg, sizeof(msg));
+    if (!f)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile: %s", msg);
+    /* one buffered write of the whole file */
+    static char buf[1 << 16];
+    setvbuf(f, buf, _IOFBF, sizeof(buf));
+    s = smp_hostfile_write(f, &st->nodes, &st->pl, err);
+    if (fclose(f) != 0 && !s)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "hostfile %s: write failed", st->hostfile);
+    return s;
+}
+
+int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
+                 sm_spec_source src, const char *tmp_parent)
+{
+    memset(st, 0, sizeof(*st));
+    snprintf(st->spec_text, sizeof(st->spec_text), "%s", spec);
+    st->source = src;
+    st->active = true;
+    smp_error err;
+    smp_error_clear(&err);
+    smp_status s = do_plan(st, pol, a, tmp_parent, &err);
+    if (!s) {
+        st->placed = true;
+        return 0;
+    }
+    snprintf(st->error, sizeof(st->error), "%s", err.msg);
+    /* nothing of a failed plan is launched */
+    smp_placement_free(&st->pl);
+    smp_placement_free(&st->blocked);
+    memset(&st->pl, 0, sizeof(st->pl));
+    memset(&st->blocked, 0, sizeof(st->blocked));
+    if (st->dir[0]) {
+        sm_private_dir_remove(st->dir);
+        st->dir[0] = st->hostfile[0] = '\0';
+    }
+    if (pol->on_error == SM_ON_ERROR_BLOCKED) {
+        st->fallback = true;
+        return 0;
+    }
+    st->active = false;
+    return -1;
+}
+
+static int set_list(const char *name, const int64_t *v, int n)
+{
+    char buf[SMP_MAX_DIMS * 24];
+    size_t off = 0;
+    for (int i = 0; i < n; i++)
+        off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%lld", i ? "," : "",
+                                (long long)v[i]);
+    buf[off] = '\0';
+    return setenv(name, buf, 1);
+}
+
+static int set_int(const char *name, int64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%lld", (long long)v);
+    return setenv(name, buf, 1);
+}
+
+void sm_env_clear(void)
+{
+    /* collect first: unsetenv reshuffles environ */
+    char *names[64];
+    int n = 0;
+    for (char **e = environ; e && *e && n < 64; e++)
+        if (!strncmp(*e, "STENCIL_MAP_", 12)) {
+            size_t len = strcspn(*e, "=");
+            names[n] = strndup(*e, len);
+            if (names[n])
+                n++;
+        }
+    for (int i = 0; i < n; i++) {
+        unsetenv(names[i]);
+        free(names[i]);
+    }
+}
+
+int sm_step_export_env(const sm_step *st)
+{
+    sm_env_clear();
+    if (!st->active)
+        return 0;
+    int rc = 0;
+    if (st->fallback) {
+        rc |= setenv("STENCIL_MAP_ALGORITHM", "blocked", 1);
+        return rc ? -1 : 0;
+    }
+    const smp_grid *g = &st->spec.grid;
+    const smp_stencil *sc = &st->spec.stencil;
+    int64_t per[SMP_MAX_DIMS];
+    for (int i = 0; i < g->ndims; i++)
+        per[i] = g->periods[i] ? 1 : 0;
+    rc |= set_list("STENCIL_MAP_DIMS", g->dims, g->ndims);
+    rc |= set_list("STENCIL_MAP_PERIODS", per, g->ndims);
+    /* offsets: "1,0;-1,0;..." */
+    size_t cap = (size_t)sc->count * (size_t)sc->ndims * 12 + 16;
+    char *buf = malloc(cap);
+    if (!buf)
+        return -1;
+    size_t off = 0;
+    for (int k = 0; k < sc->count; k++)
+        for (int d = 0; d < sc->ndims; d++)
+            off += (size_t)snprintf(buf + off, cap - off, "%s%d",
+                                    d ? "," : (k ? ";" : ""), sc->offsets[k * sc->ndims + d]);
+    buf[off] = '\0';
+    rc |= setenv("STENCIL_MAP_STENCIL", buf, 1);
+    if (smp_stencil_weighted(sc)) {
+        off = 0;
+        char *wb = realloc(buf, (size_t)sc->count * 32 + 16);
+        if (!wb) {
+            free(buf);
+            return -1;
+        }
+        buf = wb;
+        for (int k = 0; k < sc->count; k++)
+            off += (size_t)snprintf(buf + off, (size_t)sc->count * 32 + 16 - off, "%s%.17g",
+                                    k ? "," : "", sc->weights[k]);
+        buf[off] = '\0';
+        rc |= setenv("STENCIL_MAP_WEIGHTS", buf, 1);
+    }
+    free(buf);
+    rc |= setenv("STENCIL_MAP_ALGORITHM", smp_algorithm_name(st->pl.algorithm), 1);
+    rc |= set_int("STENCIL_MAP_JSUM", st->pl.score.j_sum);
+    rc |= set_int("STENCIL_MAP_JMAX", st->pl.score.j_max);
+    rc |= set_int("STENCIL_MAP_BLOCKED_JSUM", st->blocked.score.j_sum);
+    rc |= set_int("STENCIL_MAP_BLOCKED_JMAX", st->blocked.score.j_max);
+    rc |= setenv("SLURM_HOSTFILE", st->hostfile, 1);
+    return rc ? -1 : 0;
+}
+
+void sm_step_summary(const sm_step *st, FILE *out)
+{
+    if (!st->placed)
+        return;
+    fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)\n",
+            smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
+            (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
+}
+
+void sm_step_release(sm_step *st)
+{
+    if (st->dir[0])
+        sm_private_dir_remove(st->dir);
+    st->dir[0] = st->hostfile[0] = '\0';
+    smp_placement_free(&st->pl);
+    smp_placement_free(&st->blocked);
+    if (st->have_spec)
+        smp_spec_free(&st->spec);
+    if (st->have_nodes)
+        smp_nodes_free(&st->nodes);
+    st->have_spec = st->have_nodes = false;
+    st->placed = st->active = st->fallback = false;
+}

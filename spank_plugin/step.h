@@ -1,0 +1,51 @@
+/* The srun-side planning path: spec -> allocation -> plan -> hostfile ->
+ * task environment.  The SPANK callback and the benchmark both call it. */
+#ifndef SM_STEP_H
+#define SM_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <stencilmap/placement.h>
+
+#include "alloc.h"
+#include "policy.h"
+
+typedef enum { SM_SRC_OPTION = 0, SM_SRC_ENV, SM_SRC_DEFAULT } sm_spec_source;
+const char *sm_source_name(sm_spec_source src);
+
+typedef struct {
+    char spec_text[1024];     /* the spec as given */
+    sm_spec_source source;
+    bool active;              /* the plugin acted on this step (placed or fell back) */
+    bool placed;              /* a plan and its hostfile exist */
+    bool fallback;            /* on_error=blocked: launched without placement */
+    char error[640];          /* the error behind a failure or a fallback */
+    bool have_spec, have_nodes;
+    smp_spec spec;
+    smp_nodes nodes;
+    smp_algorithm requested;  /* after the site's algorithm= override */
+    smp_placement pl, blocked;
+    int64_t ranks;
+    char dir[1024];           /* private per-step directory */
+    char hostfile[1280];
+    char record[1500];        /* audit record path once written */
+    double plan_seconds;
+} sm_step;
+
+/* Plans the step.  tmp_parent is where the private directory is made.
+ * Returns 0 when the step may launch (placed, or fallen back to blocked
+ * under on_error=blocked), -1 on a failure (message in st->error). */
+int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
+                 sm_spec_source src, const char *tmp_parent);
+/* Sets SLURM_HOSTFILE and STENCIL_MAP_* in this process's environment. */
+int sm_step_export_env(const sm_step *st);
+/* Removes every STENCIL_MAP_* variable (STENCIL_MAP_SPEC too). */
+void sm_env_clear(void);
+/* The one-line summary, "stencil-map: hyperplane, 48 ranks on 4 nodes, ..." */
+void sm_step_summary(const sm_step *st, FILE *out);
+/* Frees memory and removes the private directory. */
+void sm_step_release(sm_step *st);
+
+#endif

@@ -1,0 +1,432 @@
+#!/usr/bin/env bash
+# Integration tests of the stencil_map SPANK plugin on a real multi-node
+# Slurm (contrib/minicluster).  Builds and installs the tree into a staging
+# prefix, brings up its own minicluster (4 nodes of 8 CPUs, then 8,8,6,4),
+# runs every test, prints "ok NAME" / "FAIL NAME" and "N passed, M failed",
+# and always brings the cluster down.
+#
+# env: MINICLUSTER_DIR (default /var/lib/smc-plugin), MINICLUSTER_PORT_BASE
+#      (27800), SMC_PREFIX (/var/lib/smc-plugin-prefix), SMC_WORK
+#      (/var/lib/smc-plugin-work), SMC_SKIP_BUILD=1 to reuse the install,
+#      SMC_ONLY=REGEX to run only the tests whose names match.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+export MINICLUSTER_DIR=${MINICLUSTER_DIR:-/var/lib/smc-plugin}
+export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-27800}
+PREFIX=${SMC_PREFIX:-/var/lib/smc-plugin-prefix}
+WORK=${SMC_WORK:-/var/lib/smc-plugin-work}
+MC=$TOP/contrib/minicluster/minicluster
+SM=$PREFIX/bin/stencil-map
+SO=$PREFIX/lib/slurm/stencil_map.so
+BENCH=${SMC_BUILD_ROOT:-/var/lib/smc-plugin-build}/obj/spank_plugin/bench_srun_side
+RECORDS=$WORK/records
+TASK=$WORK/task.sh
+PASS=0
+FAILED=0
+FAILED_NAMES=()
+
+case "$PREFIX$WORK$MINICLUSTER_DIR" in *"/tmp/"*)
+    echo "run.sh: SMC_PREFIX, SMC_WORK and MINICLUSTER_DIR must be outside /tmp" >&2; exit 2 ;;
+esac
+[ "$(id -u)" -eq 0 ] || { echo "run.sh: must run as root (the minicluster needs it)" >&2; exit 2; }
+[ -x "$MC" ] || { echo "run.sh: FATAL: $MC not found" >&2; exit 1; }
+
+# ------------------------------------------------------------ cluster ----
+CLUSTER_UP=0
+cluster_down() {
+    if [ "$CLUSTER_UP" = 1 ]; then
+        "$MC" down >>"$WORK/minicluster.log" 2>&1 || echo "run.sh: WARNING: minicluster down failed (see $WORK/minicluster.log)" >&2
+        CLUSTER_UP=0
+    fi
+}
+trap cluster_down EXIT
+trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
+
+cluster_up() { # CPUS
+    cluster_down
+    CLUSTER_UP=1 # set first: a half-started cluster is brought down too
+    if ! MINICLUSTER_NODES=4 MINICLUSTER_CPUS=$1 "$MC" up >>"$WORK/minicluster.log" 2>&1; then
+        echo "########################################################" >&2
+        echo "### run.sh: FATAL: the minicluster (cpus $1) did not start" >&2
+        echo "########################################################" >&2
+        tail -60 "$WORK/minicluster.log" >&2
+        exit 1
+    fi
+    plugstack
+}
+
+# plugstack [ARGS...]: the plugin with record_dir plus ARGS
+plugstack() {
+    echo "required $SO record_dir=$RECORDS $*" >"$MINICLUSTER_DIR/etc/plugstack.conf"
+}
+
+mc() { "$MC" run "$@"; }
+
+# ------------------------------------------------------------ helpers ----
+fail() { echo "FAILED CHECK: $*"; return 1; }
+
+run_test() { # NAME FUNCTION [ARGS...]
+    local name=$1
+    shift
+    [[ $name =~ ${SMC_ONLY:-.} ]] || return 0
+    local log=$WORK/logs/$name.log
+    if (cd "$WORK" && set -o pipefail && "$@") >"$log" 2>&1; then
+        echo "ok   $name"
+        PASS=$((PASS + 1))
+    else
+        echo "FAIL $name"
+        sed 's/^/    | /' "$log" | tail -25
+        FAILED=$((FAILED + 1))
+        FAILED_NAMES+=("$name")
+    fi
+}
+
+json_get() { # FILE KEY -> value (python expression on the parsed object)
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(json.dumps(v) if not isinstance(v,(str,int)) else v)' "$1" "$2"
+}
+
+# verify_run SPEC OUT ERR NRANKS [EXTRA PLAN ARGS]: the tasks' output
+# (task.sh lines) against an independent `stencil-map plan`.
+verify_run() {
+    local spec=$1 out=$2 err=$3 n=$4
+    shift 4
+    local dir
+    dir=$(mktemp -d "$WORK/verify.XXXXXX")
+    sort -n "$out" | grep -E '^[0-9]+ ' >"$dir/tasks"
+    [ "$(wc -l <"$dir/tasks")" -eq "$n" ] || { fail "expected $n task lines, got $(wc -l <"$dir/tasks")"; return 1; }
+    awk -v n="$n" '$1 != NR - 1 { bad = 1 } END { exit bad || NR != n }' "$dir/tasks" ||
+        { fail "SLURM_PROCID values are not 0..$((n - 1))"; return 1; }
+    local nodelist cpus
+    read -r _ _ _ _ _ nodelist cpus _ <"$dir/tasks"
+    "$SM" plan "$spec" --nodes "$nodelist" --slots "$cpus" --ranks "$n" --hostfile "$dir/expected" "$@" \
+        >"$dir/plan.txt" || { fail "stencil-map plan failed"; return 1; }
+    awk '{ print $2 }' "$dir/tasks" >"$dir/observed"
+    if ! cmp -s "$dir/expected" "$dir/observed"; then
+        fail "rank placement differs from the plan's hostfile (expected vs observed):"
+        paste "$dir/expected" "$dir/observed" | awk '{ printf "rank %d: %s %s%s\n", NR-1, $1, $2, ($1 != $2 ? "  <--" : "") }' | head -40
+        return 1
+    fi
+    echo "placement: all $n ranks ran on their planned node"
+    # is it distinguishable from Slurm's default (blocked) layout?
+    "$SM" plan "$spec" --nodes "$nodelist" --slots "$cpus" --ranks "$n" --algorithm blocked \
+        --hostfile "$dir/blocked" >/dev/null || { fail "blocked plan failed"; return 1; }
+    if cmp -s "$dir/blocked" "$dir/observed"; then
+        echo "(this placement equals the blocked layout)"
+        [ "${REQUIRE_NOT_BLOCKED:-0}" = 1 ] && { fail "placement equals blocked, test cannot tell"; return 1; }
+    else
+        echo "this placement differs from the blocked layout on $(paste -d' ' "$dir/blocked" "$dir/observed" | awk '$1 != $2' | wc -l) ranks"
+    fi
+    local planned scored
+    planned=$(sed -n 's/^stencil-map: .* inter-node edges \([0-9]*\) (blocked [0-9]*)$/\1/p' "$err" | tail -1)
+    [ -n "$planned" ] || { fail "no summary line on srun's stderr"; cat "$err"; return 1; }
+    "$SM" score "$spec" --hostfile "$dir/observed" --ranks "$n" --json >"$dir/score.json" ||
+        { fail "stencil-map score failed"; return 1; }
+    scored=$(json_get "$dir/score.json" 'd["j_sum"]')
+    [ "$planned" = "$scored" ] || { fail "J_sum of observed placement $scored != planned $planned"; return 1; }
+    echo "J_sum: planned $planned = scored from observed $scored"
+    # coordinates: row-major of the rank (last dimension fastest)
+    awk '{
+        nd = split($4, d, ","); r = $1; s = "";
+        for (i = nd; i >= 1; i--) { c[i] = r % d[i]; r = int(r / d[i]) }
+        for (i = 1; i <= nd; i++) s = s (i > 1 ? "," : "") c[i];
+        if (s != $3) { printf "rank %d: coords %s, expected %s\n", $1, $3, s; bad = 1 }
+    } END { exit bad }' "$dir/tasks" || { fail "STENCIL_MAP_COORDS wrong"; return 1; }
+    echo "coords: row-major for all ranks"
+    # the record: valid JSON, same j_sum and placement
+    local rec
+    rec=$(awk 'NR == 1 { print $9 }' "$dir/tasks")
+    [ -f "$rec" ] || { fail "audit record '$rec' missing"; return 1; }
+    [ "$(json_get "$rec" 'd["j_sum"]')" = "$planned" ] || { fail "record j_sum differs"; return 1; }
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["placement"] != open(sys.argv[2]).read().split())' \
+        "$rec" "$dir/observed" || { fail "record placement differs from observed"; return 1; }
+    echo "record: $rec valid, j_sum and placement match"
+    # SLURM_HOSTFILE's private path is not leaked to the tasks
+    awk '$10 != "-" { exit 1 }' "$dir/tasks" || { fail "tasks see SLURM_HOSTFILE"; return 1; }
+    rm -rf "$dir"
+}
+
+# spec_file ALG DIMS STENCIL -> $WORK/spec-ALG-<dims>-STENCIL.json
+spec_file() {
+    local name
+    name=$(echo "$2" | tr -d '[] ' | tr , x)
+    printf '{"grid": {"dims": %s}, "stencil": "%s", "algorithm": "%s"}\n' "$2" "$3" "$1" \
+        >"$WORK/spec-$1-$name-$3.json"
+}
+
+# ------------------------------------------------------------ tests ------
+# a. every algorithm: salloc -N4 -n<slots>, srun --stencil-map
+t_algorithm() { # SPEC SLOTS [SRUN ARGS...]
+    local spec=$1 slots=$2
+    shift 2
+    case $spec in /*) cat "$spec" ;; esac
+    mc salloc -N4 -n"$slots" srun "$@" --stencil-map="$spec" "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    local n
+    n=$(grep -cE '^[0-9]+ ' out)
+    verify_run "$spec" out err "$n"
+}
+
+# a. srun options narrowing the allocation: -n, -N, --ntasks-per-node
+t_subset() { # SPEC EXPECTED_RANKS PLAN_ARGS -- SRUN ARGS
+    local spec=$1 n=$2 nodes=$3 slots=$4
+    shift 4
+    mc salloc -N4 -n32 srun "$@" --stencil-map="$spec" "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    [ "$(grep -cE '^[0-9]+ ' out)" -eq "$n" ] || { fail "expected $n tasks"; return 1; }
+    # plan against the narrowed node set
+    local dir
+    dir=$(mktemp -d "$WORK/verify.XXXXXX")
+    sort -n out | awk '{ print $2 }' >"$dir/observed"
+    "$SM" plan "$spec" --nodes "$nodes" --slots "$slots" --ranks "$n" --hostfile "$dir/expected" >/dev/null ||
+        { fail "plan failed"; return 1; }
+    cmp -s "$dir/expected" "$dir/observed" || { fail "placement differs"; paste "$dir/expected" "$dir/observed"; return 1; }
+    echo "placement follows the plan on $nodes with slots $slots"
+}
+
+# b. sbatch --stencil-map: every srun in the script is placed; none opts out
+t_sbatch() {
+    cat >spec-sbatch.json <<'JSON'
+{"grid": {"dims": [4, 8], "periods": [true, false]}, "stencil": "9pt", "algorithm": "kdtree"}
+JSON
+    cat >job.sh <<SH
+#!/bin/sh
+srun $TASK >$WORK/sbatch.placed.out 2>$WORK/sbatch.placed.err
+echo "placed rc=\$?"
+srun --stencil-map=none sh -c 'echo "\$SLURM_PROCID \$(env | grep -c "^STENCIL_MAP_")"' >$WORK/sbatch.none.out 2>$WORK/sbatch.none.err
+echo "none rc=\$?"
+SH
+    rm -f sbatch.*.out sbatch.*.err
+    # a relative path: sbatch must export it as an absolute one
+    mc sbatch -W -N4 -n32 -o "$WORK/sbatch.job.out" --stencil-map=spec-sbatch.json job.sh ||
+        { fail "sbatch failed"; cat sbatch.job.out; return 1; }
+    cat sbatch.job.out
+    grep -q "placed rc=0" sbatch.job.out || { fail "placed srun failed"; cat sbatch.placed.err; return 1; }
+    grep -q "none rc=0" sbatch.job.out || { fail "none srun failed"; cat sbatch.none.err; return 1; }
+    verify_run "$WORK/spec-sbatch.json" sbatch.placed.out sbatch.placed.err 32 || return 1
+    local rec
+    rec=$(sort -n sbatch.placed.out | awk 'NR == 1 { print $9 }')
+    [ "$(json_get "$rec" 'd["spec_source"]')" = env ] || { fail "record spec_source is not 'env'"; return 1; }
+    [ "$(json_get "$rec" 'd["spec"]')" = "$WORK/spec-sbatch.json" ] || { fail "spec not exported as an absolute path"; return 1; }
+    echo "record: spec_source=env, spec=$WORK/spec-sbatch.json"
+    [ "$(wc -l <sbatch.none.out)" -eq 32 ] || { fail "none step: expected 32 tasks"; return 1; }
+    awk '$2 != 0 { exit 1 }' sbatch.none.out || { fail "--stencil-map=none tasks have STENCIL_MAP_* variables"; cat sbatch.none.out; return 1; }
+    grep -q 'stencil-map:' sbatch.none.err && { fail "none step printed a summary"; return 1; }
+    echo "srun --stencil-map=none: 32 tasks without STENCIL_MAP_*"
+}
+
+# b. salloc --stencil-map: srun inside inherits the spec
+t_salloc_option() {
+    mc salloc -N4 -n32 --stencil-map="$WORK/spec-kdtree-4x8-5pt.json" srun "$TASK" >out 2>err ||
+        { fail "salloc/srun failed"; cat err; return 1; }
+    cat err
+    REQUIRE_NOT_BLOCKED=1 verify_run "$WORK/spec-kdtree-4x8-5pt.json" out err 32 || return 1
+    local rec
+    rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+    [ "$(json_get "$rec" 'd["spec_source"]')" = env ] || { fail "record spec_source is not 'env'"; return 1; }
+    echo "record: spec_source=env"
+}
+
+# the private hostfile directory is gone when srun exits (also after errors)
+t_cleanup() {
+    local before after
+    before=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'stencil-map.*' | wc -l)
+    mc salloc -N4 -n32 srun --stencil-map=auto:2d:5pt true >/dev/null 2>&1 || { fail "srun failed"; return 1; }
+    mc salloc -N4 -n32 srun -n40 --stencil-map=auto:2d:5pt true >/dev/null 2>&1
+    after=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'stencil-map.*' | wc -l)
+    [ "$before" = "$after" ] || { fail "private directories left behind: $before before, $after after"; return 1; }
+    echo "no stencil-map.* directory left in ${TMPDIR:-/tmp}"
+}
+
+t_sbatch_bad() {
+    echo '{"grid": {"dims": [4, 8]}, "stencil": "5pt", "algorithm": "fastest"}' >bad-alg.json
+    printf '#!/bin/sh\ntrue\n' >job-true.sh
+    if mc sbatch -N1 -o /dev/null --stencil-map=bad-alg.json job-true.sh >out 2>err; then
+        fail "sbatch accepted a bad spec"; return 1
+    fi
+    cat err
+    grep -q 'stencil-map: .*algorithm' err || { fail "error does not name the field 'algorithm'"; return 1; }
+}
+
+# b. site default= applies to a plain srun
+t_default() {
+    plugstack default=auto:2d:9pt
+    mc salloc -N4 -n32 srun "$TASK" >out 2>err || { fail "srun failed"; cat err; return 1; }
+    cat err
+    verify_run auto:2d:9pt out err 32 || return 1
+    local rec
+    rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+    [ "$(json_get "$rec" 'd["spec_source"]')" = default ] || { fail "record spec_source is not 'default'"; return 1; }
+    echo "record says spec_source=default"
+    # --stencil-map=none opts out of the default
+    mc salloc -N4 -n32 srun --stencil-map=none "$TASK" >out 2>err || { fail "srun none failed"; return 1; }
+    awk '$5 != "-" { exit 1 }' out || { fail "none: tasks got STENCIL_MAP_ALGORITHM"; return 1; }
+    echo "--stencil-map=none opts out of the site default"
+}
+
+# b. errors: srun exits non-zero, names the field, starts no task
+t_error() { # FIELD_REGEX SALLOC_N SRUN ARGS...
+    local field=$1 nalloc=$2
+    shift 2
+    local marker=$WORK/marker.$RANDOM$RANDOM
+    rm -f "$marker"
+    if mc salloc -N4 -n"$nalloc" srun "$@" touch "$marker" >out 2>err; then
+        fail "srun exited 0"; cat err; return 1
+    fi
+    cat err
+    grep -qE "^stencil-map: .*$field" err || { fail "stderr does not name '$field'"; return 1; }
+    [ ! -e "$marker" ] || { fail "a task started (marker exists)"; return 1; }
+    echo "srun failed, named '$field', no task started"
+}
+
+# b. on_error=blocked: the same bad spec launches blocked, loudly, with a record
+t_blocked_fallback() {
+    plugstack on_error=blocked
+    mc salloc -N4 -n32 srun --stencil-map="$WORK/bad.json" "$TASK" >out 2>err || { fail "srun failed"; cat err; return 1; }
+    cat err
+    grep -q "WARNING: .*spec" err || { fail "no warning naming the problem"; return 1; }
+    grep -q "launching WITHOUT stencil placement" err || { fail "no fallback warning"; return 1; }
+    [ "$(grep -cE '^[0-9]+ ' out)" -eq 32 ] || { fail "expected 32 tasks"; return 1; }
+    awk '$5 != "blocked" || $3 != "-" { exit 1 }' out || { fail "tasks: want STENCIL_MAP_ALGORITHM=blocked and no coords"; head -3 out; return 1; }
+    local rec
+    rec=$(awk 'NR == 1 { print $9 }' out)
+    [ -f "$rec" ] || { fail "no record"; return 1; }
+    json_get "$rec" 'd["fallback"]["reason"]' | grep -q 'invalid JSON' || { fail "record fallback reason"; cat "$rec"; return 1; }
+    echo "record $rec: fallback $(json_get "$rec" 'd["fallback"]')"
+}
+
+t_max_ranks() {
+    plugstack max_ranks=16
+    t_error 'max_ranks.*16' 32 --stencil-map=auto:2d:5pt || return 1
+    mc salloc -N4 -n32 srun -n16 --stencil-map=auto:2d:5pt "$TASK" >out 2>err || { fail "16 ranks rejected"; cat err; return 1; }
+    echo "16 ranks allowed"
+}
+
+t_quiet() {
+    mc salloc -N4 -n32 srun -Q --stencil-map=auto:2d:5pt "$TASK" >out 2>err || { fail "srun failed"; return 1; }
+    grep -q '^stencil-map:' err && { fail "-Q still printed the summary"; cat err; return 1; }
+    [ "$(grep -cE '^[0-9]+ node' out)" -eq 32 ] || { fail "tasks"; return 1; }
+    awk '$3 == "-" { exit 1 }' out || { fail "coords missing with -Q"; return 1; }
+    echo "-Q: no summary, placement still applied"
+}
+
+t_unknown_plugstack_arg() {
+    plugstack colour=blue
+    if mc salloc -N1 -n1 srun true >out 2>err; then fail "accepted an unknown plugstack argument"; return 1; fi
+    cat err
+    grep -q "colour=blue" err || { fail "message does not name the argument"; return 1; }
+}
+
+# remote side: a forged STENCIL_MAP_DIMS without placement
+t_remote_forged() {
+    STENCIL_MAP_DIMS=2,2 mc salloc -N1 -n4 srun sh -c 'echo "$SLURM_PROCID $STENCIL_MAP_COORDS"' >out 2>err ||
+        { fail "valid forged dims failed"; cat err; return 1; }
+    [ "$(sort -n out | tr '\n' ' ')" = "0 0,0 1 0,1 2 1,0 3 1,1 " ] || { fail "coords: $(sort -n out | tr '\n' ' ')"; return 1; }
+    local bad
+    for bad in 'abc' '0,2' '-1' '2,,2' "$(printf '9%.0s' $(seq 1 300))" '1,1,1,1,1,1,1,1,1' '99999,99999,99999' '1,2'; do
+        if STENCIL_MAP_DIMS=$bad mc salloc -N1 -n4 srun sh -c 'echo started' >out 2>err; then
+            fail "STENCIL_MAP_DIMS='${bad:0:40}' was accepted"; cat out err; return 1
+        fi
+        echo "rejected STENCIL_MAP_DIMS='${bad:0:40}': $(grep -ho 'stencil-map: .*' "$MINICLUSTER_DIR"/log/slurmd-node*.log | tail -1)"
+    done
+    # slurmd survived
+    mc salloc -N4 -n4 srun true || { fail "cluster broken afterwards"; return 1; }
+}
+
+# c. overhead
+t_overhead_bench() {
+    [ -x "$BENCH" ] || { fail "$BENCH not built"; return 1; }
+    "$BENCH" --limit-ms 50 -s auto:2d:5pt 1000 10000 || return 1
+    "$BENCH" --limit-ms 50 -s auto:3d:7pt 1000 10000 || return 1
+}
+
+t_overhead_srun() {
+    # wall time of a 32-task srun with and without --stencil-map (medians of 5)
+    cat >overhead.sh <<'SH'
+#!/bin/bash
+ms() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1 || exit 1; t1=$(date +%s%N); echo $(((t1 - t0) / 1000000)); }
+for i in 1 2 3 4 5; do
+    echo "without $(ms srun -n32 true)"
+    echo "with $(ms srun -n32 --stencil-map=auto:2d:5pt true)"
+done
+SH
+    chmod +x overhead.sh
+    mc salloc -N4 -n32 ./overhead.sh >out 2>err || { fail "timing loop failed"; cat err; return 1; }
+    local wo wi
+    wo=$(awk '$1 == "without" { print $2 }' out | sort -n | sed -n 3p)
+    wi=$(awk '$1 == "with" { print $2 }' out | sort -n | sed -n 3p)
+    echo "srun -n32 wall time, median of 5: without ${wo} ms, with --stencil-map ${wi} ms (all: $(tr '\n' ' ' <out))"
+}
+
+# ------------------------------------------------------------ main -------
+mkdir -p "$WORK/logs" "$RECORDS"
+chmod 1777 "$RECORDS"
+rm -rf "${RECORDS:?}"/* "$WORK"/logs/* "$WORK"/verify.* "$WORK"/marker.*
+cp "$HERE/task.sh" "$TASK"
+chmod 755 "$TASK"
+echo '{"grid": {"dims": [4, 8]}, "stencil": "5pt",}' >"$WORK/bad.json"
+echo '{"grid": {"dims": [4, 8]}, "stencil": "no_such_stencil"}' >"$WORK/unknown-stencil.json"
+
+if [ "${SMC_SKIP_BUILD:-0}" != 1 ]; then
+    "$HERE/build.sh" "$PREFIX" || { echo "run.sh: FATAL: build failed" >&2; exit 1; }
+fi
+[ -f "$SO" ] && [ -x "$SM" ] || { echo "run.sh: FATAL: $SO or $SM missing" >&2; exit 1; }
+
+echo "== homogeneous minicluster: 4 nodes x 8 CPUs"
+cluster_up 8
+# grids where every construction differs from Slurm's blocked layout, so a
+# launch that ignored the plan would fail the comparison
+for alg in hyperplane strips kdtree nodecart auto; do
+    spec_file "$alg" '[4, 8]' 5pt
+    REQUIRE_NOT_BLOCKED=1 run_test "a-$alg-4x8-5pt" t_algorithm "$WORK/spec-$alg-4x8-5pt.json" 32
+    spec_file "$alg" '[2, 4, 4]' 7pt
+    REQUIRE_NOT_BLOCKED=1 run_test "a-$alg-2x4x4-7pt" t_algorithm "$WORK/spec-$alg-2x4x4-7pt.json" 32
+done
+spec_file blocked '[4, 8]' 5pt
+run_test a-blocked-4x8-5pt t_algorithm "$WORK/spec-blocked-4x8-5pt.json" 32
+run_test a-auto-compact-2d-5pt t_algorithm auto:2d:5pt 32
+run_test a-auto-jacobi2d-named t_algorithm jacobi2d 32
+run_test a-srun-n24 t_subset auto:2d:5pt 24 'node[1-4]' 8 -n24
+run_test a-srun-N2 t_subset hyperplane:2d:5pt 16 'node[1-2]' 8 -N2 -n16
+run_test a-ntasks-per-node t_subset strips:2d:5pt 20 'node[1-4]' 5 --ntasks-per-node=5 -n20
+run_test b-sbatch-and-none t_sbatch
+run_test b-sbatch-bad-spec t_sbatch_bad
+run_test b-salloc-option t_salloc_option
+run_test b-hostfile-dir-removed t_cleanup
+run_test b-bad-json t_error 'spec: invalid JSON' 32 --stencil-map="$WORK/bad.json"
+run_test b-unknown-stencil t_error "stencil: unknown name 'no_such_stencil'" 32 --stencil-map="$WORK/unknown-stencil.json"
+run_test b-unknown-stencil-compact t_error "stencil: unknown name 'nosuch'" 32 --stencil-map=auto:2d:nosuch
+run_test b-too-many-ranks t_error 'infeasible: 40 ranks but only 32 slots' 32 -n40 --stencil-map=auto:2d:5pt
+run_test b-nodelist-conflict t_error 'nodelist' 32 -w node1 --stencil-map=auto:2d:5pt
+run_test b-quiet t_quiet
+run_test b-remote-forged-dims t_remote_forged
+run_test b-default t_default
+plugstack
+run_test b-on-error-blocked t_blocked_fallback
+plugstack
+run_test b-max-ranks t_max_ranks
+plugstack
+run_test b-unknown-plugstack-arg t_unknown_plugstack_arg
+plugstack
+run_test c-overhead-srun-32 t_overhead_srun
+run_test c-overhead-bench t_overhead_bench
+
+echo "== heterogeneous minicluster: 4 nodes with 8,8,6,4 CPUs"
+cluster_up 8,8,6,4
+for alg in hyperplane strips kdtree auto; do
+    spec_file "$alg" '[2, 13]' 5pt
+    REQUIRE_NOT_BLOCKED=1 run_test "a-hetero-$alg-2x13-5pt" t_algorithm "$WORK/spec-$alg-2x13-5pt.json" 26
+done
+spec_file blocked '[2, 13]' 5pt
+run_test a-hetero-blocked-2x13-5pt t_algorithm "$WORK/spec-blocked-2x13-5pt.json" 26
+spec_file hyperplane '[4, 6]' 5pt
+REQUIRE_NOT_BLOCKED=1 run_test a-hetero-srun-n24-4x6 t_algorithm "$WORK/spec-hyperplane-4x6-5pt.json" 26 -n24
+run_test a-hetero-auto-compact-3d t_algorithm auto:3d:7pt 26
+run_test a-hetero-nodecart-infeasible t_error 'nodecart: needs the same number of ranks on every node' 26 --stencil-map=nodecart:2d:5pt
+cluster_down
+
+echo "$PASS passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

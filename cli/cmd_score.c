@@ -5,6 +5,44 @@
 
 #include "cli.h"
 
+static const smp_nodes *sort_nodes;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(sort_nodes->names[*(const int *)a], sort_nodes->names[*(const int *)b]);
+}
+
+/* Draws with letters given in node-name order, not in order of first
+ * appearance, so that pictures of two placements on the same nodes use the
+ * same letter for the same node. */
+static void print_sorted_map(const smp_grid *grid, const smp_nodes *nodes, const int32_t *node_of_rank,
+                             int64_t ranks)
+{
+    int n = nodes->count;
+    int *order = malloc(sizeof(int) * (size_t)n), *rank_of = malloc(sizeof(int) * (size_t)n);
+    char **names = malloc(sizeof(char *) * (size_t)n);
+    int32_t *remapped = malloc(sizeof(int32_t) * (size_t)ranks);
+    if (order && rank_of && names && remapped) {
+        for (int i = 0; i < n; i++)
+            order[i] = i;
+        sort_nodes = nodes;
+        qsort(order, (size_t)n, sizeof(int), by_name);
+        for (int i = 0; i < n; i++) {
+            rank_of[order[i]] = i;
+            names[i] = nodes->names[order[i]];
+        }
+        for (int64_t r = 0; r < ranks; r++)
+            remapped[r] = rank_of[node_of_rank[r]];
+        smp_nodes sorted = {.count = n, .names = names, .slots = nodes->slots};
+        smp_placement pl = {.ranks = ranks, .nnodes = n, .node_of_rank = remapped};
+        cli_print_map(stdout, grid, &pl, &sorted);
+    }
+    free(order);
+    free(rank_of);
+    free(names);
+    free(remapped);
+}
+
 int cmd_score(int argc, char **argv)
 {
     struct cli_opts o;
@@ -58,10 +96,8 @@ int cmd_score(int argc, char **argv)
         printf("%lld ranks on %d nodes: inter-node edges %lld, max per node %lld (%s)\n",
                (long long)ranks, nodes.count, (long long)sc.j_sum, (long long)sc.j_max,
                nodes.names[sc.j_max_node]);
-        if (o.map) {
-            smp_placement pl = {.ranks = ranks, .nnodes = nodes.count, .node_of_rank = node_of_rank};
-            cli_print_map(stdout, &spec.grid, &pl, &nodes);
-        }
+        if (o.map)
+            print_sorted_map(&spec.grid, &nodes, node_of_rank, ranks);
     }
     smp_spec_free(&spec);
 out:

@@ -32,10 +32,19 @@ eval "$("$mc" env)"
 # Each rank reports its rank, the node it really ran on and its coordinates.
 report='echo "$SLURM_PROCID $SLURMD_NODENAME ${STENCIL_MAP_COORDS:-}"'
 
+# The plan needs the allocation's nodes before launch, so steps run inside
+# an allocation, as they do in batch jobs.
+alloc() { salloc -Q -N4 -n48 "$@"; }
+
 launch() { # launch NAME --stencil-map=...: writes NAME.ranks and NAME.hosts
     local name=$1; shift
-    srun -n48 "$@" bash -c "$report" 2>"$work/$name.err" | sort -n >"$work/$name.ranks"
-    cat "$work/$name.err" >&2
+    if ! alloc srun "$@" bash -c "$report" >"$work/$name.out" 2>"$work/$name.err"; then
+        cat "$work/$name.err" >&2
+        echo "demo: the $name step failed" >&2
+        exit 1
+    fi
+    cat "$work/$name.err"
+    sort -n "$work/$name.out" >"$work/$name.ranks"
     awk '{print $2}' "$work/$name.ranks" >"$work/$name.hosts"
     [ "$(wc -l <"$work/$name.hosts")" -eq 48 ] || { echo "demo: $name: not all 48 ranks reported" >&2; exit 1; }
 }
@@ -57,10 +66,10 @@ verify=$(command -v stencil-map-verify || true)
 if [ -x "$halo" ] && [ -n "$verify" ]; then
     echo
     echo "== in the job: stencil-map-verify and an MPI halo exchange (MPI_Neighbor_alltoall)"
-    srun -n48 --mpi=pmix --stencil-map="$spec" "$verify"
+    alloc srun --mpi=pmix --stencil-map="$spec" "$verify"
     for placement in none "$spec"; do
         echo "-- --stencil-map=$(basename "$placement")"
-        srun -n48 --mpi=pmix --stencil-map="$placement" "$halo" --iterations 50 --bytes 65536 --stencil 5pt
+        alloc srun --mpi=pmix --stencil-map="$placement" "$halo" --iterations 50 --bytes 65536
     done
 fi
 

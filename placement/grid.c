@@ -1,5 +1,6 @@
 /* Cartesian process grids: validation, row-major rank <-> coordinates, and
  * MPI_Dims_create's balanced factorisation. */
+#include <math.h>
 #include <string.h>
 
 #include "stencilmap/placement.h"
@@ -88,13 +89,31 @@ static void dims_dfs(struct dims_search *s, int depth, int64_t rest, int64_t cap
         }
         return;
     }
-    for (int k = 0; k < s->ndivs; k++) {
+    /* divisors are descending: skip straight to the first one <= cap */
+    int lo = 0, hi = s->ndivs;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (s->divs[mid] > cap)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int left = s->ndims - depth;
+    for (int k = lo; k < s->ndivs; k++) {
         int64_t f = s->divs[k];
-        if (f > cap || rest % f)
+        if (rest % f)
             continue;
         /* the remaining factors are <= f: once f^left < rest, stop */
-        if (pow_capped(f, s->ndims - depth, rest) < rest)
+        if (pow_capped(f, left, rest) < rest)
             break;
+        /* the smallest later factor is at most the (left-1)-th root of what
+         * remains, which bounds the spread from below */
+        if (s->found) {
+            int64_t top = depth ? s->cur[0] : f;
+            double root = pow((double)(rest / f), 1.0 / (left - 1));
+            if ((double)top - (root + 1e-9) > (double)s->best_spread)
+                continue;
+        }
         s->cur[depth] = f;
         dims_dfs(s, depth + 1, rest / f, f);
     }

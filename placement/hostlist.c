@@ -46,6 +46,9 @@ static smp_status expand(struct names *nm, const char *prefix, const char *expr,
     const char *rb = memchr(lb, ']', (size_t)(end - lb));
     if (!rb)
         return smp_error_set(err, SMP_ERR_INPUT, "--nodes: '[' without ']'");
+    if (rb == lb + 1)
+        return smp_error_set(err, SMP_ERR_INPUT, "--nodes: empty brackets in '%.*s'",
+                             (int)(end - expr), expr);
     /* each comma-separated range inside the brackets */
     for (const char *r = lb + 1; r < rb;) {
         const char *comma = memchr(r, ',', (size_t)(rb - r));
@@ -69,6 +72,9 @@ static smp_status expand(struct names *nm, const char *prefix, const char *expr,
             if (s)
                 return s;
         }
+        if (comma && comma + 1 == rb)
+            return smp_error_set(err, SMP_ERR_INPUT, "--nodes: empty range in '%.*s'",
+                                 (int)(end - expr), expr);
         r = comma ? comma + 1 : rb;
     }
     return SMP_OK;
@@ -96,6 +102,8 @@ smp_status smp_hostlist_expand(const char *hostlist, char ***names, int *count, 
             s = smp_error_set(err, SMP_ERR_INPUT, "--nodes: empty entry in '%.100s'", hostlist);
         else
             s = expand(&nm, "", p, q, err);
+        if (!s && *q == ',' && q[1] == '\0')
+            s = smp_error_set(err, SMP_ERR_INPUT, "--nodes: trailing comma in '%.100s'", hostlist);
         p = *q ? q + 1 : q;
     }
     if (s) {
@@ -130,7 +138,7 @@ static smp_status parse_slots(const char *spec, int32_t *slots, int count, smp_e
                 return smp_error_set(err, SMP_ERR_INPUT, "--slots: '%.100s': bad repeat count", spec);
             e = e2 + 1;
         }
-        if (*e && *e != ',')
+        if (*e && (*e != ',' || e[1] == '\0'))
             return smp_error_set(err, SMP_ERR_INPUT, "--slots: '%.100s': unexpected '%c'", spec, *e);
         for (long k = 0; k < rep; k++) {
             if (filled >= count)

@@ -1,0 +1,3 @@
+#!/bin/sh
+# The bench's deterministic quality bars (no timing): bench_paper --check.
+exec ./bench/bench_paper --check

@@ -1,0 +1,237 @@
+#!/bin/sh
+# stencil-map end to end: hostfiles, JSON output, score/plan agreement,
+# compare, exit codes and messages.  Plain exit status for automake's
+# harness: 0 when every check passed, 1 otherwise; one line per check.
+#
+# Needs STENCIL_MAP (the built CLI) and STENCILMAP_SPECS_DIR, both set by
+# tests/Makefile.am; python3 reads the JSON.
+
+SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
+: "${STENCILMAP_SPECS_DIR:?STENCILMAP_SPECS_DIR must name stencil-specs/}"
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "python3 not found: cannot read JSON"
+    exit 77
+fi
+
+work=$(mktemp -d "${PWD}/cli-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT INT TERM
+failures=0
+checks=0
+
+pass() { checks=$((checks + 1)); echo "ok $checks - $1"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $1"; }
+check() { # check DESCRIPTION COMMAND...
+    desc=$1; shift
+    if "$@"; then pass "$desc"; else fail "$desc"; fi
+}
+
+# jget FILE KEY[.KEY...]: prints the value at that path of a JSON file.
+jget() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)
+PY
+}
+
+# run EXPECTED_RC NAME ARGS...: runs stencil-map, keeps stdout/stderr in
+# $work/NAME.out / .err, checks the exit status.
+run() {
+    want=$1 name=$2; shift 2
+    "$SM" "$@" >"$work/$name.out" 2>"$work/$name.err"
+    rc=$?
+    if [ "$rc" -eq "$want" ]; then
+        pass "$name: exit $rc"
+    else
+        fail "$name: exit $rc, wanted $want ($(head -c 300 "$work/$name.err"))"
+    fi
+}
+
+# err_has NAME TEXT: stderr of run NAME contains TEXT (fixed string).
+err_has() {
+    if grep -F -q -- "$2" "$work/$1.err"; then
+        pass "$1: message names '$2'"
+    else
+        fail "$1: message lacks '$2': $(head -c 300 "$work/$1.err")"
+    fi
+}
+
+# hostfile_ok FILE LINES HOSTLIST-NAMES SLOTS...: LINES lines, names only
+# from the list, line count per name <= its slots.
+hostfile_ok() {
+    python3 - "$@" <<'PY'
+import sys
+path, lines, names = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
+slots = [int(s) for s in sys.argv[4].split(",")]
+if len(slots) == 1:
+    slots = slots * len(names)
+rows = open(path).read().split("\n")
+if rows and rows[-1] == "":
+    rows.pop()
+ok = True
+if len(rows) != lines:
+    print("  %s: %d lines, wanted %d" % (path, len(rows), lines)); ok = False
+for r in rows:
+    if r not in names:
+        print("  %s: unknown node %r" % (path, r)); ok = False
+for n, s in zip(names, slots):
+    if rows.count(n) > s:
+        print("  %s: %d ranks on %s with %d slots" % (path, rows.count(n), n, s)); ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+
+# ---- plan writes a valid hostfile ------------------------------------------
+run 0 plan-hostfile plan auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30 --hostfile "$work/h1"
+check "plan: 30 lines on n1..n4, at most 8 each" \
+    hostfile_ok "$work/h1" 30 n1,n2,n3,n4 8
+
+run 0 plan-hetero plan hyperplane:3d:hops --nodes 'a[1-2],big,b[1-2]' --slots '4(x2),16,6,2' \
+    --ranks 30 --hostfile "$work/h2"
+check "plan: heterogeneous slots respected" \
+    hostfile_ok "$work/h2" 30 a1,a2,big,b1,b2 4,4,16,6,2
+
+for alg in blocked hyperplane strips kdtree nodecart auto; do
+    run 0 "plan-$alg" plan jacobi2d --nodes 'n[01-06]' --slots 6 --ranks 36 --algorithm "$alg" \
+        --hostfile "$work/h-$alg"
+    check "plan --algorithm $alg: hostfile valid" \
+        hostfile_ok "$work/h-$alg" 36 n01,n02,n03,n04,n05,n06 6
+done
+
+# hostfile to stdout
+run 0 plan-stdout plan auto:2d:5pt --nodes 'n[1-2]' --slots 6 --ranks 12 --hostfile -
+check "plan --hostfile -: 12 lines on stdout" hostfile_ok "$work/plan-stdout.out" 12 n1,n2 6
+
+# ---- --json ------------------------------------------------------------------
+run 0 plan-json plan auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30 --json --hostfile "$work/h3"
+check "plan --json parses" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/plan-json.out"
+for key in algorithm ranks nodes j_sum j_max blocked.j_sum blocked.j_max seconds; do
+    if jget "$work/plan-json.out" "$key" >/dev/null 2>&1; then
+        pass "plan --json has $key"
+    else
+        fail "plan --json lacks $key"
+    fi
+done
+check "plan --json: ranks 30" test "$(jget "$work/plan-json.out" ranks)" = 30
+check "plan --json: nodes 4" test "$(jget "$work/plan-json.out" nodes)" = 4
+alg=$(jget "$work/plan-json.out" algorithm)
+case $alg in
+blocked | hyperplane | strips | kdtree | nodecart) pass "plan --json: auto chose $alg" ;;
+*) fail "plan --json: algorithm '$alg'" ;;
+esac
+js=$(jget "$work/plan-json.out" j_sum)
+jm=$(jget "$work/plan-json.out" j_max)
+bjs=$(jget "$work/plan-json.out" blocked.j_sum)
+check "plan --json: auto j_sum $js <= blocked $bjs" test "$js" -le "$bjs"
+
+# ---- score reproduces plan -------------------------------------------------
+run 0 score-json score auto:2d:5pt --hostfile "$work/h3" --json
+check "score: j_sum equals plan's ($js)" test "$(jget "$work/score-json.out" j_sum)" = "$js"
+check "score: j_max equals plan's ($jm)" test "$(jget "$work/score-json.out" j_max)" = "$jm"
+check "score: 30 ranks" test "$(jget "$work/score-json.out" ranks)" = 30
+
+for alg in blocked hyperplane strips kdtree nodecart auto; do
+    run 0 "planh-$alg" plan auto:3d:hops --nodes 'n[1-5]' --slots 12 --ranks 60 \
+        --algorithm "$alg" --json --hostfile "$work/hh-$alg"
+    run 0 "scoreh-$alg" score auto:3d:hops --hostfile "$work/hh-$alg" --json
+    check "score of $alg hostfile reproduces plan's j_sum/j_max" \
+        test "$(jget "$work/planh-$alg.out" j_sum)/$(jget "$work/planh-$alg.out" j_max)" = \
+        "$(jget "$work/scoreh-$alg.out" j_sum)/$(jget "$work/scoreh-$alg.out" j_max)"
+done
+
+# ---- compare -----------------------------------------------------------------
+run 0 compare compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32
+for alg in blocked hyperplane strips kdtree nodecart auto; do
+    check "compare lists $alg" grep -q "^$alg " "$work/compare.out"
+done
+run 0 compare-json compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32 --json
+check "compare --json: six algorithms in order" test \
+    "$(python3 -c 'import json,sys; print(",".join(r["algorithm"] for r in json.load(open(sys.argv[1]))["algorithms"]))' "$work/compare-json.out")" \
+    = "blocked,hyperplane,strips,kdtree,nodecart,auto"
+# nodecart cannot split 30 ranks on nodes of 8: compare reports, does not fail
+run 0 compare-nodecart-na compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30
+check "compare: nodecart n/a when it does not apply" grep -q '^nodecart .*n/a' "$work/compare-nodecart-na.out"
+
+# ---- the thesis worked example ---------------------------------------------
+printf '{"grid": {"dims": [4, 3]}, "stencil": "nearest"}\n' >"$work/thesis.json"
+run 0 thesis-blocked plan "$work/thesis.json" --nodes 'n[1-3]' --slots 4 --algorithm blocked --json
+run 0 thesis-hyper plan "$work/thesis.json" --nodes 'n[1-3]' --slots 4 --algorithm hyperplane --json
+check "thesis: blocked 16/8" test \
+    "$(jget "$work/thesis-blocked.out" j_sum)/$(jget "$work/thesis-blocked.out" j_max)" = 16/8
+check "thesis: hyperplane 12/4" test \
+    "$(jget "$work/thesis-hyper.out" j_sum)/$(jget "$work/thesis-hyper.out" j_max)" = 12/4
+check "thesis: hyperplane reports blocked 16/8 as baseline" test \
+    "$(jget "$work/thesis-hyper.out" blocked.j_sum)/$(jget "$work/thesis-hyper.out" blocked.j_max)" = 16/8
+run 0 thesis-compare compare "$work/thesis.json" --nodes 'n[1-3]' --slots 4
+check "thesis compare: blocked 16 8" grep -Eq '^blocked +16 +8 ' "$work/thesis-compare.out"
+check "thesis compare: hyperplane 12 4" grep -Eq '^hyperplane +12 +4 ' "$work/thesis-compare.out"
+
+# ---- bad input: exit 2 with the field named ---------------------------------
+printf '{"grid": {"dims": [4, 0]}, "stencil": "nearest"}\n' >"$work/bad-dims.json"
+run 2 bad-dims plan "$work/bad-dims.json" --nodes 'n[1-3]' --slots 4
+err_has bad-dims "grid.dims[1]"
+printf '{"grid": {"dims": [4, 3], "periods": [true]}, "stencil": "nearest"}\n' >"$work/bad-periods.json"
+run 2 bad-periods plan "$work/bad-periods.json" --nodes 'n[1-3]' --slots 4
+err_has bad-periods "grid.periods"
+printf '{"grid": {"dims": [4, 3]}, "stencil": {"offsets": [[1,0],[0,1]], "weights": [1, -1]}}\n' \
+    >"$work/bad-weights.json"
+run 2 bad-weights plan "$work/bad-weights.json" --nodes 'n[1-3]' --slots 4
+err_has bad-weights "stencil.weights[1]"
+printf '{"grid": {"dims": [4, 3]}, "stencil": "nearest"' >"$work/bad-json.json"
+run 2 bad-json plan "$work/bad-json.json" --nodes 'n[1-3]' --slots 4
+run 2 bad-dims-score score "$work/bad-dims.json" --hostfile "$work/h1"
+err_has bad-dims-score "grid.dims[1]"
+run 2 missing-file plan "$work/no-such.json" --nodes 'n[1-3]' --slots 4
+err_has missing-file "no-such.json"
+run 2 unknown-stencil plan auto:2d:nosuchstencil --nodes 'n[1-3]' --slots 4
+err_has unknown-stencil "nosuchstencil"
+run 2 unknown-spec plan nosuchspec --nodes 'n[1-3]' --slots 4
+err_has unknown-spec "nosuchspec"
+run 2 traversal plan 'auto:2d:../5pt' --nodes 'n[1-3]' --slots 4
+run 2 bad-slots plan auto:2d:5pt --nodes 'n[1-3]' --slots 4,x
+err_has bad-slots "--slots"
+run 2 bad-slots-count plan auto:2d:5pt --nodes 'n[1-3]' --slots 4,4
+err_has bad-slots-count "--slots"
+run 2 zero-slots plan auto:2d:5pt --nodes 'n[1-3]' --slots 0
+err_has zero-slots "--slots"
+run 2 bad-nodes plan auto:2d:5pt --nodes 'n[3-1]' --slots 4
+err_has bad-nodes "--nodes"
+run 2 bad-alg plan auto:2d:5pt --nodes 'n[1-3]' --slots 4 --algorithm magic
+err_has bad-alg "--algorithm"
+run 2 bad-ranks plan auto:2d:5pt --nodes 'n[1-3]' --slots 4 --ranks -3
+err_has bad-ranks "--ranks"
+run 2 ranks-mismatch plan "$work/thesis.json" --nodes 'n[1-3]' --slots 4 --ranks 10
+err_has ranks-mismatch "grid.dims"
+run 2 no-nodes plan auto:2d:5pt --slots 4
+run 2 no-spec plan --nodes 'n[1-3]' --slots 4
+run 2 unknown-command frobnicate
+run 2 score-no-hostfile score auto:2d:5pt
+run 2 score-missing-hostfile score auto:2d:5pt --hostfile "$work/nope"
+printf 'n1\nn1\nn2\n' >"$work/h-3lines"
+run 2 score-size-mismatch score "$work/thesis.json" --hostfile "$work/h-3lines"
+err_has score-size-mismatch "3"
+
+# ---- system errors: exit 4 ----------------------------------------------------
+run 4 hostfile-unwritable plan auto:2d:5pt --nodes 'n[1-2]' --slots 6 --ranks 12 \
+    --hostfile "$work/no-such-dir/h"
+err_has hostfile-unwritable "no-such-dir"
+
+# ---- infeasible: exit 3 with both numbers -----------------------------------
+printf '{"grid": {"dims": [4, 4]}, "stencil": "nearest"}\n' >"$work/16.json"
+run 3 infeasible plan "$work/16.json" --nodes 'n[1-3]' --slots 5
+err_has infeasible "16"
+err_has infeasible "15"
+run 3 infeasible-ranks plan auto:2d:5pt --nodes 'n[1-3]' --slots 4 --ranks 13
+err_has infeasible-ranks "13"
+err_has infeasible-ranks "12"
+run 3 infeasible-compare compare "$work/16.json" --nodes 'n[1-3]' --slots 5
+run 3 infeasible-nodecart plan auto:2d:5pt --nodes 'n[1-3]' --slots 4 --ranks 10 --algorithm nodecart
+err_has infeasible-nodecart "nodecart"
+check "infeasible plan writes no hostfile" test ! -e "$work/h-inf"
+run 3 infeasible-hostfile plan "$work/16.json" --nodes 'n[1-3]' --slots 5 --hostfile "$work/h-inf"
+check "infeasible plan left no hostfile" test ! -s "$work/h-inf"
+
+echo "$checks checks, $failures failed"
+[ "$failures" -eq 0 ]

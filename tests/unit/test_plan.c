@@ -1,0 +1,393 @@
+/* Planning: every construction on many random instances must produce a
+ * valid placement with the score it reports; auto must not lose to any
+ * single construction; the thesis worked example. */
+#include "unit_util.h"
+
+static const smp_algorithm all_algs[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
+                                         SMP_ALG_KDTREE,  SMP_ALG_NODECART,   SMP_ALG_AUTO};
+#define NALGS ((int)(sizeof(all_algs) / sizeof(all_algs[0])))
+
+/* Some split of n into factors f_i dividing dims[i]? */
+static bool factorable(int64_t n, const int64_t *dims, int d)
+{
+    if (n == 1)
+        return true;
+    if (d == 0)
+        return false;
+    for (int64_t f = 1; f <= dims[0] && f <= n; f++)
+        if (dims[0] % f == 0 && n % f == 0 && factorable(n / f, dims + 1, d - 1))
+            return true;
+    return false;
+}
+
+/* Checks one plan result; returns its status. */
+static smp_status check_plan(const char *what, const smp_grid *g, const smp_stencil *st,
+                             const int32_t *slots, int nnodes, smp_algorithm alg,
+                             smp_placement *pl)
+{
+    smp_error err;
+    smp_error_clear(&err);
+    smp_status s = smp_plan(g, st, slots, nnodes, alg, pl, &err);
+    if (s == SMP_ERR_INFEASIBLE && alg == SMP_ALG_NODECART) {
+        /* only when the used nodes differ in size or no factorisation exists */
+        int64_t left = g->size, n = -1;
+        bool equal = true;
+        for (int i = 0; i < nnodes && left > 0; i++) {
+            int64_t share = left < slots[i] ? left : slots[i];
+            if (n >= 0 && share != n)
+                equal = false;
+            n = share;
+            left -= share;
+        }
+        if (equal && factorable(n, g->dims, g->ndims))
+            fail_msg("%s: nodecart infeasible ('%s') but %lld ranks per node factor into the grid",
+                     what, err.msg, (long long)n);
+        assert_non_null(strstr(err.msg, "nodecart"));
+        assert_null(pl->node_of_rank);
+        return s;
+    }
+    if (s != SMP_OK)
+        fail_msg("%s: %s failed: status %d, '%s'", what, smp_algorithm_name(alg), (int)s, err.msg);
+    assert_int_equal(pl->ranks, g->size);
+    assert_int_equal(pl->nnodes, nnodes);
+    assert_non_null(pl->node_of_rank);
+    if (alg != SMP_ALG_AUTO)
+        assert_int_equal(pl->algorithm, alg);
+    else
+        assert_true(pl->algorithm != SMP_ALG_AUTO && pl->algorithm >= 0 &&
+                    pl->algorithm < SMP_ALG_COUNT);
+    int64_t *used = calloc((size_t)nnodes, sizeof(int64_t)), placed = 0;
+    assert_non_null(used);
+    for (int64_t r = 0; r < g->size; r++) {
+        int32_t n = pl->node_of_rank[r];
+        if (n < 0 || n >= nnodes)
+            fail_msg("%s: %s put rank %lld on node %d of %d", what, smp_algorithm_name(alg),
+                     (long long)r, n, nnodes);
+        used[n]++;
+        placed++;
+    }
+    for (int i = 0; i < nnodes; i++)
+        if (used[i] > slots[i])
+            fail_msg("%s: %s put %lld ranks on node %d of %d slots", what,
+                     smp_algorithm_name(alg), (long long)used[i], i, slots[i]);
+    assert_int_equal(placed, g->size);
+    free(used);
+    smp_score sc;
+    assert_ok(smp_score_compute(g, st, pl->node_of_rank, nnodes, &sc, &err), err);
+    if (sc.j_sum != pl->score.j_sum || sc.j_max != pl->score.j_max ||
+        !tu_close(sc.w_sum, pl->score.w_sum) || !tu_close(sc.w_max, pl->score.w_max))
+        fail_msg("%s: %s reports %lld/%lld, its placement scores %lld/%lld", what,
+                 smp_algorithm_name(alg), (long long)pl->score.j_sum, (long long)pl->score.j_max,
+                 (long long)sc.j_sum, (long long)sc.j_max);
+    tu_score ref;
+    tu_brute_score(g->ndims, g->dims, g->periods, st->count, st->offsets, st->weights,
+                   pl->node_of_rank, nnodes, &ref);
+    assert_int_equal(ref.j_sum, sc.j_sum);
+    assert_int_equal(ref.j_max, sc.j_max);
+    return SMP_OK;
+}
+
+static void random_instance(tu_rng *rng, smp_grid *g, smp_stencil *st, int32_t **slots,
+                            int *nnodes, char *what, size_t whatlen)
+{
+    smp_error err;
+    int d = (int)tu_range(rng, 1, 4);
+    int64_t dims[SMP_MAX_DIMS], maxside = d == 1 ? 64 : d == 2 ? 20 : d == 3 ? 8 : 5;
+    bool per[SMP_MAX_DIMS];
+    for (int i = 0; i < d; i++) {
+        dims[i] = tu_range(rng, 1, maxside);
+        per[i] = tu_range(rng, 0, 1);
+    }
+    assert_ok(smp_grid_init(g, d, dims, per, &err), err);
+    int kind = (int)tu_range(rng, 0, 3);
+    const char *fam = kind == 0 ? "nearest" : kind == 1 ? "hops" : kind == 2 && d > 1 ? "component" : NULL;
+    if (fam) {
+        assert_ok(smp_stencil_family(st, fam, d, &err), err);
+    } else {
+        int32_t offs[10 * 4];
+        double w[10];
+        int n = 0;
+        int want = (int)tu_range(rng, 1, 10), amax = (int)tu_range(rng, 1, 4);
+        for (int tries = 0; n < want && tries < 200; tries++) {
+            int32_t *o = offs + n * d;
+            bool zero = true, dup = false;
+            for (int i = 0; i < d; i++) {
+                o[i] = (int32_t)tu_range(rng, -amax, amax);
+                zero = zero && o[i] == 0;
+            }
+            for (int j = 0; j < n && !dup; j++)
+                dup = memcmp(o, offs + j * d, sizeof(int32_t) * (size_t)d) == 0;
+            if (!zero && !dup) {
+                w[n] = (double)tu_range(rng, 1, 16) / 4.0;
+                n++;
+            }
+        }
+        bool weighted = tu_range(rng, 0, 1);
+        assert_ok(smp_stencil_init(st, d, n, offs, weighted ? w : NULL, "stencil", &err), err);
+    }
+    int64_t p = g->size;
+    int32_t *s = malloc(sizeof(int32_t) * (size_t)(p + 8));
+    assert_non_null(s);
+    int n = 0;
+    int64_t total = 0;
+    int shape = (int)tu_range(rng, 0, 2);
+    if (shape == 0) { /* equal nodes, exactly or more than enough */
+        int32_t per_node = (int32_t)tu_range(rng, 1, p < 48 ? p : 48);
+        while (total < p) {
+            s[n++] = per_node;
+            total += per_node;
+        }
+        for (int extra = (int)tu_range(rng, 0, 2); extra > 0; extra--)
+            s[n++] = per_node;
+    } else if (shape == 1) { /* equal nodes that divide p */
+        int64_t divs[64];
+        int nd = 0;
+        for (int64_t f = 1; f <= p && nd < 64; f++)
+            if (p % f == 0)
+                divs[nd++] = f;
+        int32_t per_node = (int32_t)divs[tu_range(rng, 0, nd - 1)];
+        for (int64_t k = 0; k < p / per_node; k++)
+            s[n++] = per_node;
+    } else { /* heterogeneous */
+        int64_t top = p < 16 ? p : 16;
+        while (total < p) {
+            s[n] = (int32_t)tu_range(rng, 1, top);
+            total += s[n++];
+        }
+        for (int extra = (int)tu_range(rng, 0, 2); extra > 0; extra--)
+            s[n++] = (int32_t)tu_range(rng, 1, top);
+    }
+    *slots = s;
+    *nnodes = n;
+    snprintf(what, whatlen, "grid %lld,%lld,%lld,%lld periods %d%d%d%d, stencil %s (%d%s), %d nodes of %d..",
+             (long long)g->dims[0], (long long)(d > 1 ? g->dims[1] : 0),
+             (long long)(d > 2 ? g->dims[2] : 0), (long long)(d > 3 ? g->dims[3] : 0),
+             g->periods[0], g->periods[1], g->periods[2], g->periods[3], fam ? fam : "random",
+             st->count, st->weights ? ", weighted" : "", n, s[0]);
+}
+
+static void test_plan_random(void **state)
+{
+    (void)state;
+    tu_rng rng = {7};
+    int nodecart_ok = 0, nodecart_inf = 0, hetero = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int nnodes;
+        char what[256];
+        random_instance(&rng, &g, &st, &slots, &nnodes, what, sizeof(what));
+        for (int i = 1; i < nnodes; i++)
+            if (slots[i] != slots[0]) {
+                hetero++;
+                break;
+            }
+        smp_placement pl[NALGS];
+        smp_status s[NALGS];
+        for (int a = 0; a < NALGS; a++) {
+            s[a] = check_plan(what, &g, &st, slots, nnodes, all_algs[a], &pl[a]);
+            if (all_algs[a] == SMP_ALG_NODECART)
+                *(s[a] ? &nodecart_inf : &nodecart_ok) += 1;
+        }
+        /* auto (last) is at least as good as each construction */
+        const smp_score *au = &pl[NALGS - 1].score;
+        bool weighted = smp_stencil_weighted(&st);
+        for (int a = 0; a < NALGS - 1; a++) {
+            if (s[a])
+                continue;
+            const smp_score *x = &pl[a].score;
+            if (weighted) {
+                if (au->w_sum > x->w_sum + 1e-9)
+                    fail_msg("%s: auto w_sum %g > %s %g", what, au->w_sum,
+                             smp_algorithm_name(all_algs[a]), x->w_sum);
+            } else {
+                if (au->j_sum > x->j_sum ||
+                    (au->j_sum == x->j_sum && au->j_max > x->j_max))
+                    fail_msg("%s: auto %lld/%lld worse than %s %lld/%lld", what,
+                             (long long)au->j_sum, (long long)au->j_max,
+                             smp_algorithm_name(all_algs[a]), (long long)x->j_sum,
+                             (long long)x->j_max);
+            }
+        }
+        /* auto picked one of the constructions and reproduces its figures */
+        bool matches = false;
+        for (int a = 0; a < NALGS - 1; a++)
+            if (!s[a] && all_algs[a] == pl[NALGS - 1].algorithm)
+                matches = pl[a].score.j_sum == au->j_sum && pl[a].score.j_max == au->j_max;
+        if (!matches)
+            fail_msg("%s: auto says it chose %s but the figures differ", what,
+                     smp_algorithm_name(pl[NALGS - 1].algorithm));
+        for (int a = 0; a < NALGS; a++)
+            if (!s[a])
+                smp_placement_free(&pl[a]);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+    /* the generator exercised both outcomes of nodecart and unequal nodes */
+    assert_true(nodecart_ok > 50);
+    assert_true(nodecart_inf > 50);
+    assert_true(hetero > 50);
+}
+
+/* The thesis worked example: 4x3, 5-point, 3 nodes of 4 slots. */
+static void test_plan_thesis_example(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[2] = {4, 3};
+    int32_t slots[3] = {4, 4, 4};
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    smp_placement pl;
+    check_plan("thesis", &g, &st, slots, 3, SMP_ALG_BLOCKED, &pl);
+    assert_int_equal(pl.score.j_sum, 16);
+    assert_int_equal(pl.score.j_max, 8);
+    for (int r = 0; r < 12; r++)
+        assert_int_equal(pl.node_of_rank[r], r / 4);
+    smp_placement_free(&pl);
+    check_plan("thesis", &g, &st, slots, 3, SMP_ALG_HYPERPLANE, &pl);
+    assert_int_equal(pl.score.j_sum, 12);
+    assert_int_equal(pl.score.j_max, 4);
+    smp_placement_free(&pl);
+    check_plan("thesis", &g, &st, slots, 3, SMP_ALG_AUTO, &pl);
+    assert_true(pl.score.j_sum <= 12);
+    smp_placement_free(&pl);
+    smp_stencil_free(&st);
+}
+
+static void test_plan_hyperplane_13x10(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[2] = {13, 10};
+    int32_t slots[10];
+    for (int i = 0; i < 10; i++)
+        slots[i] = 13;
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    smp_placement hp, bl;
+    check_plan("13x10", &g, &st, slots, 10, SMP_ALG_HYPERPLANE, &hp);
+    check_plan("13x10", &g, &st, slots, 10, SMP_ALG_BLOCKED, &bl);
+    if (!(hp.score.j_sum < bl.score.j_sum))
+        fail_msg("13x10 on 10x13: hyperplane J_sum %lld not below blocked %lld",
+                 (long long)hp.score.j_sum, (long long)bl.score.j_sum);
+    assert_true(hp.score.j_max <= bl.score.j_max);
+    smp_placement_free(&hp);
+    smp_placement_free(&bl);
+    smp_stencil_free(&st);
+}
+
+static void test_plan_fewer_ranks_than_slots(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[2] = {5, 5};
+    int32_t slots[4] = {8, 8, 8, 8}; /* 25 ranks, 32 slots */
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    for (int a = 0; a < NALGS; a++) {
+        smp_placement pl;
+        if (check_plan("5x5 on 4x8", &g, &st, slots, 4, all_algs[a], &pl) == SMP_OK)
+            smp_placement_free(&pl);
+    }
+    smp_stencil_free(&st);
+}
+
+static void test_plan_large(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[3] = {40, 36, 30}; /* 43200 ranks */
+    bool per[3] = {true, false, true};
+    int32_t slots[900];
+    for (int i = 0; i < 900; i++)
+        slots[i] = 48;
+    assert_ok(smp_grid_init(&g, 3, dims, per, &err), err);
+    assert_ok(smp_stencil_family(&st, "hops", 3, &err), err);
+    smp_placement bl;
+    check_plan("large", &g, &st, slots, 900, SMP_ALG_BLOCKED, &bl);
+    for (int a = 1; a < NALGS; a++) {
+        smp_placement pl;
+        if (check_plan("large", &g, &st, slots, 900, all_algs[a], &pl) == SMP_OK) {
+            if (all_algs[a] == SMP_ALG_AUTO || all_algs[a] == SMP_ALG_HYPERPLANE)
+                assert_true(pl.score.j_sum < bl.score.j_sum);
+            smp_placement_free(&pl);
+        }
+    }
+    smp_placement_free(&bl);
+    smp_stencil_free(&st);
+}
+
+static void test_plan_rejects(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st, st3;
+    smp_placement pl;
+    int64_t dims[2] = {4, 4};
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    assert_ok(smp_stencil_family(&st3, "nearest", 3, &err), err);
+    int32_t small[3] = {5, 5, 5};
+    for (int a = 0; a < NALGS; a++) {
+        assert_err(smp_plan(&g, &st, small, 3, all_algs[a], &pl, &err), SMP_ERR_INFEASIBLE, err,
+                   "16");
+        assert_non_null(strstr(err.msg, "15"));
+        assert_null(pl.node_of_rank);
+    }
+    int32_t zero[2] = {16, 0}, neg[2] = {-1, 20}, ok[2] = {8, 8};
+    assert_err(smp_plan(&g, &st, zero, 2, SMP_ALG_AUTO, &pl, &err), SMP_ERR_INPUT, err, "slots[1]");
+    assert_err(smp_plan(&g, &st, neg, 2, SMP_ALG_AUTO, &pl, &err), SMP_ERR_INPUT, err, "slots[0]");
+    assert_err(smp_plan(&g, &st, ok, 0, SMP_ALG_AUTO, &pl, &err), SMP_ERR_INPUT, err, "nodes");
+    assert_err(smp_plan(&g, &st3, ok, 2, SMP_ALG_AUTO, &pl, &err), SMP_ERR_INPUT, err, "stencil");
+    assert_err(smp_plan(&g, &st, ok, 2, SMP_ALG_COUNT, &pl, &err), SMP_ERR_INPUT, err, "algorithm");
+    assert_err(smp_plan(&g, &st, ok, 2, (smp_algorithm)-1, &pl, &err), SMP_ERR_INPUT, err,
+               "algorithm");
+    /* nodecart on unequal nodes says so */
+    int32_t uneq[2] = {10, 6};
+    assert_err(smp_plan(&g, &st, uneq, 2, SMP_ALG_NODECART, &pl, &err), SMP_ERR_INFEASIBLE, err,
+               "nodecart");
+    smp_stencil_free(&st);
+    smp_stencil_free(&st3);
+}
+
+static void test_algorithm_names(void **state)
+{
+    (void)state;
+    const char *names[] = {"auto", "hyperplane", "strips", "kdtree", "nodecart", "blocked"};
+    for (int i = 0; i < 6; i++) {
+        smp_algorithm a;
+        assert_true(smp_algorithm_from_name(names[i], &a));
+        assert_string_equal(smp_algorithm_name(a), names[i]);
+    }
+    smp_algorithm a = SMP_ALG_BLOCKED;
+    assert_false(smp_algorithm_from_name("Auto", &a));
+    assert_false(smp_algorithm_from_name("", &a));
+    assert_false(smp_algorithm_from_name(NULL, &a));
+    assert_int_equal(a, SMP_ALG_BLOCKED);
+    assert_string_equal(smp_algorithm_name(SMP_ALG_COUNT), "unknown");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan_thesis_example),
+        cmocka_unit_test(test_plan_hyperplane_13x10),
+        cmocka_unit_test(test_plan_fewer_ranks_than_slots),
+        cmocka_unit_test(test_plan_random),
+        cmocka_unit_test(test_plan_large),
+        cmocka_unit_test(test_plan_rejects),
+        cmocka_unit_test(test_algorithm_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

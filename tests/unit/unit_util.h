@@ -1,0 +1,124 @@
+/* Helpers shared by the unit tests: cmocka includes, a deterministic PRNG,
+ * a naive reference scorer and assertions on error messages. */
+#ifndef STENCILMAP_UNIT_UTIL_H
+#define STENCILMAP_UNIT_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <stencilmap/placement.h>
+
+/* splitmix64: deterministic, seeded per test. */
+typedef struct {
+    uint64_t s;
+} tu_rng;
+
+static inline uint64_t tu_next(tu_rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform integer in [lo, hi]. */
+static inline int64_t tu_range(tu_rng *r, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(tu_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* Asserts status and that the message contains needle. */
+#define assert_err(call, want_status, err, needle)                                       \
+    do {                                                                                 \
+        smp_error_clear(&(err));                                                         \
+        smp_status st_ = (call);                                                         \
+        if (st_ != (want_status) || (err).status != (want_status) ||                     \
+            strstr((err).msg, (needle)) == NULL)                                         \
+            fail_msg("%s: status %d (err.status %d), message '%s'; wanted status %d "    \
+                     "and a message containing '%s'",                                    \
+                     #call, (int)st_, (int)(err).status, (err).msg, (int)(want_status),  \
+                     (needle));                                                          \
+    } while (0)
+
+#define assert_ok(call, err)                                                              \
+    do {                                                                                  \
+        smp_error_clear(&(err));                                                          \
+        smp_status st_ = (call);                                                          \
+        if (st_ != SMP_OK)                                                                \
+            fail_msg("%s: status %d, message '%s'", #call, (int)st_, (err).msg);          \
+    } while (0)
+
+/* Reference scorer: walks coordinates naively, one edge at a time, with
+ * nothing shared with the library but the data structures. */
+typedef struct {
+    int64_t j_sum, j_max;
+    double w_sum, w_max;
+} tu_score;
+
+static inline void tu_brute_score(int ndims, const int64_t *dims, const bool *periods,
+                                  int count, const int32_t *offsets, const double *weights,
+                                  const int32_t *node_of_rank, int nnodes, tu_score *out)
+{
+    int64_t size = 1;
+    for (int i = 0; i < ndims; i++)
+        size *= dims[i];
+    int64_t *cnt = calloc((size_t)nnodes, sizeof(int64_t));
+    double *w = calloc((size_t)nnodes, sizeof(double));
+    assert_non_null(cnt);
+    assert_non_null(w);
+    for (int64_t r = 0; r < size; r++) {
+        int64_t c[SMP_MAX_DIMS], rest = r;
+        for (int i = ndims - 1; i >= 0; i--) {
+            c[i] = rest % dims[i];
+            rest /= dims[i];
+        }
+        for (int k = 0; k < count; k++) {
+            int64_t t = 0;
+            bool inside = true;
+            for (int i = 0; i < ndims; i++) {
+                int64_t x = c[i] + offsets[k * ndims + i];
+                if (x < 0 || x >= dims[i]) {
+                    if (!periods[i]) {
+                        inside = false;
+                        break;
+                    }
+                    while (x < 0)
+                        x += dims[i];
+                    while (x >= dims[i])
+                        x -= dims[i];
+                }
+                t = t * dims[i] + x;
+            }
+            if (!inside || node_of_rank[t] == node_of_rank[r])
+                continue;
+            cnt[node_of_rank[r]]++;
+            w[node_of_rank[r]] += weights ? weights[k] : 1.0;
+        }
+    }
+    memset(out, 0, sizeof(*out));
+    for (int n = 0; n < nnodes; n++) {
+        out->j_sum += cnt[n];
+        out->w_sum += w[n];
+        if (cnt[n] > out->j_max)
+            out->j_max = cnt[n];
+        if (w[n] > out->w_max)
+            out->w_max = w[n];
+    }
+    free(cnt);
+    free(w);
+}
+
+static inline bool tu_close(double a, double b)
+{
+    double d = a > b ? a - b : b - a, m = a > b ? a : b;
+    return d <= 1e-9 * (m > 1 ? m : 1);
+}
+
+#endif

@@ -1,0 +1,695 @@
+/* The in-job context: PMIx publication of the task's place, the getters, and
+ * the collective verification of the placement from PMIx data. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "stencilmap.h"
+#include "stencilmap_internal.h"
+
+#define KEY_COORDS "stencilmap.coords"
+#define KEY_NODE "stencilmap.node"
+#define KEY_STATUS "stencilmap.status"
+#define KEY_ERROR "stencilmap.error"
+#define KEY_DIMS "stencilmap.dims"
+#define KEY_PERIODS "stencilmap.periods"
+#define KEY_STENCIL "stencilmap.stencil"
+#define KEY_EDGES "stencilmap.edges"
+#define KEY_WEDGES "stencilmap.wedges"
+#define KEY_VSTATUS "stencilmap.vstatus"
+#define KEY_VERROR "stencilmap.verror"
+
+/* Gets that are not in the local store after the collecting fence fall back
+ * to asking the server, bounded by this many seconds. */
+#define GET_TIMEOUT 30
+
+struct stencilmap_ctx {
+    int pmix_up;
+    pmix_proc_t me;
+    int64_t rank, size;
+    stencilmap_status env_status;
+    int has_place;
+    stencilmap_place place;
+    char node[256];
+    char **node_cache; /* size entries, filled lazily */
+    char msg[STENCILMAP_MSG_LEN];
+};
+
+static stencilmap_status ctx_err(stencilmap_ctx *ctx, stencilmap_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static stencilmap_status ctx_err(stencilmap_ctx *ctx, stencilmap_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+const char *stencilmap_strerror(stencilmap_status st)
+{
+    switch (st) {
+    case STENCILMAP_OK: return "success";
+    case STENCILMAP_ERR_MISMATCH: return "observed placement differs from the plan";
+    case STENCILMAP_ERR_ENV: return "invalid STENCIL_MAP_* environment";
+    case STENCILMAP_ERR_NOENV: return "step not placed (no STENCIL_MAP_DIMS)";
+    case STENCILMAP_ERR_PMIX: return "PMIx error";
+    case STENCILMAP_ERR_ARG: return "invalid argument";
+    case STENCILMAP_ERR_NOMEM: return "out of memory";
+    case STENCILMAP_ERR_PEER: return "another rank failed";
+    }
+    return "unknown status";
+}
+
+const char *stencilmap_errmsg(const stencilmap_ctx *ctx)
+{
+    return ctx ? ctx->msg : "out of memory (no stencilmap context)";
+}
+
+int64_t stencilmap_rank(const stencilmap_ctx *ctx) { return ctx && ctx->pmix_up ? ctx->rank : -1; }
+int64_t stencilmap_size(const stencilmap_ctx *ctx) { return ctx && ctx->pmix_up ? ctx->size : -1; }
+const char *stencilmap_node(const stencilmap_ctx *ctx) { return ctx ? ctx->node : ""; }
+
+const stencilmap_place *stencilmap_get_place(const stencilmap_ctx *ctx)
+{
+    return ctx && ctx->has_place ? &ctx->place : NULL;
+}
+
+/* ---- formatting ----------------------------------------------------------- */
+static void fmt_list(char *buf, size_t len, const int64_t *v, int n)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%lld", i ? "," : "", (long long)v[i]);
+}
+
+static char *fmt_stencil(const stencilmap_place *pl)
+{
+    size_t cap = (size_t)pl->noffsets * (size_t)pl->ndims * 12 + 16;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < pl->noffsets; k++)
+        for (int d = 0; d < pl->ndims; d++)
+            off += (size_t)snprintf(buf + off, cap - off, "%s%d", d ? "," : (k ? ";" : ""),
+                                    pl->offsets[k * pl->ndims + d]);
+    return buf;
+}
+
+/* ---- PMIx helpers ---------------------------------------------------------- */
+static pmix_status_t put_string(const char *key, const char *s)
+{
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_STRING;
+    v.data.string = (char *)s;
+    return PMIx_Put(PMIX_GLOBAL, key, &v);
+}
+
+static pmix_status_t put_int(const char *key, int i)
+{
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_INT;
+    v.data.integer = i;
+    return PMIx_Put(PMIX_GLOBAL, key, &v);
+}
+
+static pmix_status_t put_u64(const char *key, uint64_t u)
+{
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_UINT64;
+    v.data.uint64 = u;
+    return PMIx_Put(PMIX_GLOBAL, key, &v);
+}
+
+static pmix_status_t put_double(const char *key, double d)
+{
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_DOUBLE;
+    v.data.dval = d;
+    return PMIx_Put(PMIX_GLOBAL, key, &v);
+}
+
+/* PMIx_Get of key of rank: the local store first (the data was collected by
+ * the fence), then the server with a timeout. */
+static pmix_status_t get_value(stencilmap_ctx *ctx, int64_t rank, const char *key,
+                               pmix_value_t **val)
+{
+    pmix_proc_t p;
+    PMIX_PROC_LOAD(&p, ctx->me.nspace, (pmix_rank_t)rank);
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Get(&p, key, &info, 1, val);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc == PMIX_SUCCESS)
+        return rc;
+    int timeout = GET_TIMEOUT;
+    PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &timeout, PMIX_INT);
+    rc = PMIx_Get(&p, key, &info, 1, val);
+    PMIX_INFO_DESTRUCT(&info);
+    return rc;
+}
+
+static stencilmap_status get_string(stencilmap_ctx *ctx, int64_t rank, const char *key, char **out)
+{
+    pmix_value_t *val = NULL;
+    pmix_status_t rc = get_value(ctx, rank, key, &val);
+    if (rc != PMIX_SUCCESS)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(rank %lld, \"%s\"): %s",
+                       (long long)rank, key, PMIx_Error_string(rc));
+    stencilmap_status st = STENCILMAP_OK;
+    if (val->type != PMIX_STRING || !val->data.string)
+        st = ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(rank %lld, \"%s\"): not a string (type %d)",
+                     (long long)rank, key, (int)val->type);
+    else if (!(*out = strdup(val->data.string)))
+        st = ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
+    PMIX_VALUE_RELEASE(val);
+    return st;
+}
+
+static stencilmap_status get_number(stencilmap_ctx *ctx, int64_t rank, const char *key,
+                                    double *out)
+{
+    pmix_value_t *val = NULL;
+    pmix_status_t rc = get_value(ctx, rank, key, &val);
+    if (rc != PMIX_SUCCESS)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(rank %lld, \"%s\"): %s",
+                       (long long)rank, key, PMIx_Error_string(rc));
+    stencilmap_status st = STENCILMAP_OK;
+    switch (val->type) {
+    case PMIX_INT: *out = val->data.integer; break;
+    case PMIX_UINT32: *out = val->data.uint32; break;
+    case PMIX_UINT64: *out = (double)val->data.uint64; break;
+    case PMIX_DOUBLE: *out = val->data.dval; break;
+    default:
+        st = ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(rank %lld, \"%s\"): unexpected type %d",
+                     (long long)rank, key, (int)val->type);
+    }
+    PMIX_VALUE_RELEASE(val);
+    return st;
+}
+
+static stencilmap_status fence(stencilmap_ctx *ctx, const char *what)
+{
+    pmix_status_t rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Commit (%s): %s", what, PMIx_Error_string(rc));
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    rc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Fence (%s): %s", what, PMIx_Error_string(rc));
+    return STENCILMAP_OK;
+}
+
+/* ---- init / finalize -------------------------------------------------------- */
+static void find_node(stencilmap_ctx *ctx)
+{
+    const char *s = getenv("SLURMD_NODENAME");
+    if (s && *s) {
+        snprintf(ctx->node, sizeof(ctx->node), "%s", s);
+        return;
+    }
+    pmix_value_t *val = NULL;
+    if (PMIx_Get(&ctx->me, PMIX_HOSTNAME, NULL, 0, &val) == PMIX_SUCCESS && val) {
+        if (val->type == PMIX_STRING && val->data.string && *val->data.string) {
+            snprintf(ctx->node, sizeof(ctx->node), "%s", val->data.string);
+            PMIX_VALUE_RELEASE(val);
+            return;
+        }
+        PMIX_VALUE_RELEASE(val);
+    }
+    if (gethostname(ctx->node, sizeof(ctx->node) - 1) != 0)
+        snprintf(ctx->node, sizeof(ctx->node), "unknown");
+    ctx->node[sizeof(ctx->node) - 1] = '\0';
+}
+
+/* Checks the place against the PMIx job and fills in derived coordinates. */
+static stencilmap_status check_place(stencilmap_ctx *ctx)
+{
+    stencilmap_place *pl = &ctx->place;
+    char dims[STENCILMAP_MAX_DIMS * 24];
+    fmt_list(dims, sizeof(dims), pl->dims, pl->ndims);
+    if (pl->size != ctx->size)
+        return ctx_err(ctx, STENCILMAP_ERR_ENV,
+                       "STENCIL_MAP_DIMS=%s is a grid of %lld ranks but the step has %lld tasks",
+                       dims, (long long)pl->size, (long long)ctx->size);
+    int64_t c[STENCILMAP_MAX_DIMS];
+    stencilmap_rank_coords(pl, ctx->rank, c);
+    if (pl->has_coords && memcmp(c, pl->coords, sizeof(int64_t) * (size_t)pl->ndims)) {
+        char want[STENCILMAP_MAX_DIMS * 24], got[STENCILMAP_MAX_DIMS * 24];
+        fmt_list(want, sizeof(want), c, pl->ndims);
+        fmt_list(got, sizeof(got), pl->coords, pl->ndims);
+        return ctx_err(ctx, STENCILMAP_ERR_ENV,
+                       "STENCIL_MAP_COORDS=%s but rank %lld has the row-major coordinates %s",
+                       got, (long long)ctx->rank, want);
+    }
+    memcpy(pl->coords, c, sizeof(c));
+    return STENCILMAP_OK;
+}
+
+static stencilmap_status publish(stencilmap_ctx *ctx)
+{
+    pmix_status_t rc = put_string(KEY_NODE, ctx->node);
+    if (rc == PMIX_SUCCESS)
+        rc = put_int(KEY_STATUS, (int)ctx->env_status);
+    if (rc == PMIX_SUCCESS && ctx->env_status != STENCILMAP_OK)
+        rc = put_string(KEY_ERROR, ctx->msg);
+    if (rc == PMIX_SUCCESS && ctx->env_status == STENCILMAP_OK) {
+        const stencilmap_place *pl = &ctx->place;
+        char buf[STENCILMAP_MAX_DIMS * 24];
+        fmt_list(buf, sizeof(buf), pl->coords, pl->ndims);
+        rc = put_string(KEY_COORDS, buf);
+        if (rc == PMIX_SUCCESS && ctx->rank == 0) {
+            fmt_list(buf, sizeof(buf), pl->dims, pl->ndims);
+            rc = put_string(KEY_DIMS, buf);
+            int64_t per[STENCILMAP_MAX_DIMS];
+            for (int i = 0; i < pl->ndims; i++)
+                per[i] = pl->periods[i];
+            fmt_list(buf, sizeof(buf), per, pl->ndims);
+            if (rc == PMIX_SUCCESS)
+                rc = put_string(KEY_PERIODS, buf);
+            char *s = fmt_stencil(pl);
+            if (!s)
+                return ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
+            if (rc == PMIX_SUCCESS)
+                rc = put_string(KEY_STENCIL, s);
+            free(s);
+        }
+    }
+    if (rc != PMIX_SUCCESS)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Put: %s", PMIx_Error_string(rc));
+    return fence(ctx, "publishing stencilmap.coords");
+}
+
+stencilmap_status stencilmap_init(stencilmap_ctx **out)
+{
+    if (!out)
+        return STENCILMAP_ERR_ARG;
+    stencilmap_ctx *ctx = calloc(1, sizeof(*ctx));
+    *out = ctx;
+    if (!ctx)
+        return STENCILMAP_ERR_NOMEM;
+    ctx->rank = ctx->size = -1;
+    ctx->env_status = stencilmap_place_from_env(&ctx->place, ctx->msg, sizeof(ctx->msg));
+    ctx->has_place = ctx->env_status == STENCILMAP_OK;
+
+    pmix_status_t rc = PMIx_Init(&ctx->me, NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX,
+                       "PMIx_Init: %s (run as a step with srun --mpi=pmix)", PMIx_Error_string(rc));
+    ctx->pmix_up = 1;
+    ctx->rank = ctx->me.rank;
+    pmix_proc_t wild;
+    PMIX_PROC_LOAD(&wild, ctx->me.nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *val = NULL;
+    rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val);
+    if (rc != PMIX_SUCCESS || !val || val->type != PMIX_UINT32) {
+        if (val)
+            PMIX_VALUE_RELEASE(val);
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(PMIX_JOB_SIZE): %s",
+                       rc == PMIX_SUCCESS ? "not a uint32" : PMIx_Error_string(rc));
+    }
+    ctx->size = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    ctx->node_cache = calloc((size_t)ctx->size, sizeof(char *));
+    if (!ctx->node_cache)
+        return ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
+    find_node(ctx);
+
+    if (ctx->env_status == STENCILMAP_OK) {
+        ctx->env_status = check_place(ctx);
+        ctx->has_place = ctx->env_status == STENCILMAP_OK;
+    }
+    char envmsg[STENCILMAP_MSG_LEN];
+    memcpy(envmsg, ctx->msg, sizeof(envmsg));
+    stencilmap_status st = publish(ctx); /* even with a bad environment: others fence too */
+    if (st != STENCILMAP_OK)
+        return st;
+    if (ctx->env_status != STENCILMAP_OK)
+        memcpy(ctx->msg, envmsg, sizeof(envmsg));
+    return ctx->env_status;
+}
+
+stencilmap_status stencilmap_finalize(stencilmap_ctx *ctx)
+{
+    if (!ctx)
+        return STENCILMAP_OK;
+    stencilmap_status st = STENCILMAP_OK;
+    if (ctx->pmix_up) {
+        pmix_status_t rc = PMIx_Finalize(NULL, 0);
+        if (rc != PMIX_SUCCESS)
+            st = STENCILMAP_ERR_PMIX;
+    }
+    if (ctx->node_cache)
+        for (int64_t r = 0; r < ctx->size; r++)
+            free(ctx->node_cache[r]);
+    free(ctx->node_cache);
+    stencilmap_place_free(&ctx->place);
+    free(ctx);
+    return st;
+}
+
+/* ---- getters ------------------------------------------------------------------ */
+static stencilmap_status check_rank(stencilmap_ctx *ctx, int64_t rank)
+{
+    if (!ctx->pmix_up)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx is not initialised");
+    if (rank < 0 || rank >= ctx->size)
+        return ctx_err(ctx, STENCILMAP_ERR_ARG, "rank %lld is outside the step's %lld tasks",
+                       (long long)rank, (long long)ctx->size);
+    return STENCILMAP_OK;
+}
+
+stencilmap_status stencilmap_get_coords(stencilmap_ctx *ctx, int64_t rank, int64_t *coords,
+                                        int *ndims)
+{
+    if (!ctx || !coords)
+        return ctx ? ctx_err(ctx, STENCILMAP_ERR_ARG, "stencilmap_get_coords: NULL coords")
+                   : STENCILMAP_ERR_ARG;
+    stencilmap_status st = check_rank(ctx, rank);
+    char *s = NULL;
+    if (st || (st = get_string(ctx, rank, KEY_COORDS, &s)))
+        return st;
+    int n = 0;
+    char *p = s, *end;
+    for (;;) {
+        long long v = strtoll(p, &end, 10);
+        if (end == p || n == STENCILMAP_MAX_DIMS || v < 0) {
+            st = ctx_err(ctx, STENCILMAP_ERR_PMIX, "rank %lld's \"%s\" is malformed: '%s'",
+                         (long long)rank, KEY_COORDS, s);
+            break;
+        }
+        coords[n++] = v;
+        if (*end == '\0')
+            break;
+        if (*end != ',') {
+            st = ctx_err(ctx, STENCILMAP_ERR_PMIX, "rank %lld's \"%s\" is malformed: '%s'",
+                         (long long)rank, KEY_COORDS, s);
+            break;
+        }
+        p = end + 1;
+    }
+    free(s);
+    if (st == STENCILMAP_OK && ndims)
+        *ndims = n;
+    return st;
+}
+
+static stencilmap_status node_of(stencilmap_ctx *ctx, int64_t rank, const char **name)
+{
+    if (!ctx->node_cache[rank]) {
+        stencilmap_status st = get_string(ctx, rank, KEY_NODE, &ctx->node_cache[rank]);
+        if (st)
+            return st;
+    }
+    *name = ctx->node_cache[rank];
+    return STENCILMAP_OK;
+}
+
+stencilmap_status stencilmap_get_node(stencilmap_ctx *ctx, int64_t rank, char *buf, size_t len)
+{
+    if (!ctx || !buf || !len)
+        return ctx ? ctx_err(ctx, STENCILMAP_ERR_ARG, "stencilmap_get_node: NULL buffer")
+                   : STENCILMAP_ERR_ARG;
+    stencilmap_status st = check_rank(ctx, rank);
+    const char *name;
+    if (st || (st = node_of(ctx, rank, &name)))
+        return st;
+    snprintf(buf, len, "%s", name);
+    return STENCILMAP_OK;
+}
+
+/* ---- verify -------------------------------------------------------------------- */
+static int same_node(void *arg, int64_t a, int64_t b)
+{
+    stencilmap_ctx *ctx = arg;
+    const char *na, *nb;
+    if (node_of(ctx, a, &na) || node_of(ctx, b, &nb))
+        return -1;
+    return strcmp(na, nb) == 0;
+}
+
+/* This rank's part: its edges, its neighbours' coordinates, rank 0's job data. */
+static stencilmap_status verify_local(stencilmap_ctx *ctx, int64_t *edges, double *weight,
+                                      int64_t *checked, int64_t *wrong, char *wrong_msg, size_t len)
+{
+    const stencilmap_place *pl = &ctx->place;
+    stencilmap_status st = stencilmap_rank_out_edges(pl, ctx->rank, same_node, ctx, edges, weight);
+    if (st)
+        return st == STENCILMAP_ERR_ARG ? ctx_err(ctx, st, "rank %lld outside the grid",
+                                                  (long long)ctx->rank)
+                                        : st;
+    /* coordinates of every neighbour (out and in), read back through PMIx */
+    for (int k = 0; k < pl->noffsets; k++)
+        for (int dir = 0; dir < 2; dir++) {
+            int64_t t = dir ? stencilmap_neighbor_from(pl, ctx->rank, k)
+                            : stencilmap_neighbor(pl, ctx->rank, k);
+            if (t < 0)
+                continue;
+            int64_t got[STENCILMAP_MAX_DIMS], want[STENCILMAP_MAX_DIMS];
+            int n;
+            if ((st = stencilmap_get_coords(ctx, t, got, &n)))
+                return st;
+            stencilmap_rank_coords(pl, t, want);
+            (*checked)++;
+            if (n != pl->ndims || memcmp(got, want, sizeof(int64_t) * (size_t)n)) {
+                if (!*wrong) {
+                    char g[STENCILMAP_MAX_DIMS * 24], w[STENCILMAP_MAX_DIMS * 24];
+                    fmt_list(g, sizeof(g), got, n);
+                    fmt_list(w, sizeof(w), want, pl->ndims);
+                    snprintf(wrong_msg, len, "rank %lld's stencilmap.coords is %.90s, not %.90s",
+                             (long long)t, g, w);
+                }
+                (*wrong)++;
+            }
+        }
+    /* the job-wide data of rank 0 must be this rank's */
+    int64_t per[STENCILMAP_MAX_DIMS];
+    for (int i = 0; i < pl->ndims; i++)
+        per[i] = pl->periods[i];
+    char mine[3][STENCILMAP_MAX_DIMS * 24];
+    fmt_list(mine[0], sizeof(mine[0]), pl->dims, pl->ndims);
+    fmt_list(mine[1], sizeof(mine[1]), per, pl->ndims);
+    char *sten = fmt_stencil(pl);
+    if (!sten)
+        return ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
+    const char *keys[3] = {KEY_DIMS, KEY_PERIODS, KEY_STENCIL};
+    for (int i = 0; i < 3 && st == STENCILMAP_OK; i++) {
+        char *theirs = NULL;
+        if ((st = get_string(ctx, 0, keys[i], &theirs)))
+            break;
+        const char *m = i == 2 ? sten : mine[i];
+        if (strcmp(theirs, m))
+            st = ctx_err(ctx, STENCILMAP_ERR_ENV, "rank 0's %s is %.100s, rank %lld's is %.100s",
+                         keys[i], theirs, (long long)ctx->rank, m);
+        free(theirs);
+    }
+    free(sten);
+    return st;
+}
+
+void stencilmap_verify_result_free(stencilmap_verify_result *res)
+{
+    if (!res)
+        return;
+    if (res->node_names)
+        for (int i = 0; i < res->nnodes; i++)
+            free(res->node_names[i]);
+    free(res->node_names);
+    free(res->node_edges);
+    free(res->node_ranks);
+    memset(res, 0, sizeof(*res));
+}
+
+/* Index of name in res->node_names, appended when new. */
+static int node_index(stencilmap_verify_result *res, int *cap, const char *name)
+{
+    for (int i = res->nnodes - 1; i >= 0; i--)
+        if (!strcmp(res->node_names[i], name))
+            return i;
+    if (res->nnodes == *cap) {
+        int nc = *cap ? 2 * *cap : 16;
+        char **nn = realloc(res->node_names, sizeof(char *) * (size_t)nc);
+        if (!nn)
+            return -1;
+        res->node_names = nn;
+        *cap = nc;
+    }
+    if (!(res->node_names[res->nnodes] = strdup(name)))
+        return -1;
+    return res->nnodes++;
+}
+
+/* Every rank's environment status, published by stencilmap_init.  All ranks
+ * read the same data, so all of them stop here with the same message (the
+ * lowest bad rank's) and none waits in a fence for the others. */
+static stencilmap_status check_peer_envs(stencilmap_ctx *ctx)
+{
+    for (int64_t r = 0; r < ctx->size; r++) {
+        double s;
+        stencilmap_status st = get_number(ctx, r, KEY_STATUS, &s);
+        if (st)
+            return st;
+        if (s != 0) {
+            char *m = NULL;
+            get_string(ctx, r, KEY_ERROR, &m);
+            st = ctx_err(ctx, (stencilmap_status)(int)s, "rank %lld: %s", (long long)r,
+                         m ? m : "invalid environment");
+            free(m);
+            return st;
+        }
+    }
+    return STENCILMAP_OK;
+}
+
+static stencilmap_status gather(stencilmap_ctx *ctx, stencilmap_verify_result *res)
+{
+    int64_t P = ctx->size;
+    int32_t *node = malloc(sizeof(int32_t) * (size_t)P);
+    int64_t *edges = malloc(sizeof(int64_t) * (size_t)P);
+    double *wedges = malloc(sizeof(double) * (size_t)P);
+    stencilmap_status st = STENCILMAP_OK;
+    int cap = 0;
+    if (!node || !edges || !wedges)
+        st = ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
+    /* first: every rank's local verification */
+    for (int64_t r = 0; r < P && st == STENCILMAP_OK; r++) {
+        double vs;
+        if ((st = get_number(ctx, r, KEY_VSTATUS, &vs)))
+            break;
+        if (vs != 0) {
+            char *m = NULL;
+            get_string(ctx, r, KEY_VERROR, &m);
+            st = ctx_err(ctx, STENCILMAP_ERR_PEER, "rank %lld: %s", (long long)r,
+                         m ? m : "verification failed");
+            free(m);
+            break;
+        }
+    }
+    for (int64_t r = 0; r < P && st == STENCILMAP_OK; r++) {
+        const char *name;
+        double e, w, c, cw;
+        if ((st = node_of(ctx, r, &name)) || (st = get_number(ctx, r, KEY_EDGES, &e)) ||
+            (st = get_number(ctx, r, KEY_WEDGES, &w)) ||
+            (st = get_number(ctx, r, "stencilmap.cchecked", &c)) ||
+            (st = get_number(ctx, r, "stencilmap.cwrong", &cw)))
+            break;
+        int idx = node_index(res, &cap, name);
+        if (idx < 0) {
+            st = ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
+            break;
+        }
+        node[r] = idx;
+        edges[r] = (int64_t)e;
+        wedges[r] = w;
+        res->coords_checked += (int64_t)c;
+        res->coords_wrong += (int64_t)cw;
+        if (cw > 0 && !res->diff[0]) {
+            char *m = NULL;
+            get_string(ctx, r, "stencilmap.cwrongmsg", &m);
+            snprintf(res->diff, sizeof(res->diff), "coordinates: rank %lld read %.200s",
+                     (long long)r, m ? m : "wrong coordinates");
+            free(m);
+        }
+    }
+    stencilmap_edges agg;
+    memset(&agg, 0, sizeof(agg));
+    if (st == STENCILMAP_OK &&
+        (st = stencilmap_edges_aggregate(&agg, P, node, res->nnodes, edges, wedges)))
+        ctx_err(ctx, st, "aggregating edge counts: %s", stencilmap_strerror(st));
+    if (st == STENCILMAP_OK) {
+        res->observed_jsum = agg.jsum;
+        res->observed_jmax = agg.jmax;
+        res->observed_wsum = agg.wsum;
+        res->observed_wmax = agg.wmax;
+        res->jmax_node = agg.jmax_node;
+        res->node_edges = agg.node_edges;
+        res->node_ranks = agg.node_ranks;
+        agg.node_edges = agg.node_ranks = NULL;
+    }
+    stencilmap_edges_free(&agg);
+    free(node);
+    free(edges);
+    free(wedges);
+    return st;
+}
+
+stencilmap_status stencilmap_verify(stencilmap_ctx *ctx, stencilmap_verify_result *res)
+{
+    if (!ctx || !res)
+        return ctx ? ctx_err(ctx, STENCILMAP_ERR_ARG, "stencilmap_verify: NULL result")
+                   : STENCILMAP_ERR_ARG;
+    memset(res, 0, sizeof(*res));
+    if (!ctx->pmix_up)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx is not initialised");
+
+    /* a neighbour with a bad environment published no coordinates: name it
+     * rather than fail on the missing key */
+    stencilmap_status st = check_peer_envs(ctx);
+    if (st)
+        return st;
+
+    int64_t edges = 0, checked = 0, wrong = 0;
+    double weight = 0;
+    char wrong_msg[256] = "";
+    stencilmap_status local = STENCILMAP_OK;
+    if (ctx->env_status == STENCILMAP_OK)
+        local = verify_local(ctx, &edges, &weight, &checked, &wrong, wrong_msg, sizeof(wrong_msg));
+    res->rank_edges = edges;
+    pmix_status_t rc = put_u64(KEY_EDGES, (uint64_t)edges);
+    if (rc == PMIX_SUCCESS)
+        rc = put_double(KEY_WEDGES, weight);
+    if (rc == PMIX_SUCCESS)
+        rc = put_u64("stencilmap.cchecked", (uint64_t)checked);
+    if (rc == PMIX_SUCCESS)
+        rc = put_u64("stencilmap.cwrong", (uint64_t)wrong);
+    if (rc == PMIX_SUCCESS && wrong)
+        rc = put_string("stencilmap.cwrongmsg", wrong_msg);
+    if (rc == PMIX_SUCCESS)
+        rc = put_int(KEY_VSTATUS, (int)local);
+    if (rc == PMIX_SUCCESS && local != STENCILMAP_OK)
+        rc = put_string(KEY_VERROR, ctx->msg);
+    if (rc != PMIX_SUCCESS)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Put: %s", PMIx_Error_string(rc));
+    if ((st = fence(ctx, "exchanging edge counts")))
+        return st;
+    if ((st = gather(ctx, res)))
+        return st;
+
+    const stencilmap_place *pl = &ctx->place;
+    res->has_planned = pl->has_planned;
+    res->planned_jsum = pl->planned_jsum;
+    res->planned_jmax = pl->planned_jmax;
+    size_t off = strlen(res->diff);
+    if (pl->has_planned) {
+        if (res->observed_jsum != pl->planned_jsum)
+            off += (size_t)snprintf(res->diff + off, sizeof(res->diff) - off,
+                                    "%sJ_sum planned %lld observed %lld", off ? "; " : "",
+                                    (long long)pl->planned_jsum, (long long)res->observed_jsum);
+        if (off < sizeof(res->diff) && res->observed_jmax != pl->planned_jmax)
+            snprintf(res->diff + off, sizeof(res->diff) - off,
+                     "%sJ_max planned %lld observed %lld", off ? "; " : "",
+                     (long long)pl->planned_jmax, (long long)res->observed_jmax);
+    }
+    res->agree = res->diff[0] == '\0';
+    if (!res->agree) {
+        ctx_err(ctx, STENCILMAP_ERR_MISMATCH, "%s", res->diff);
+        return STENCILMAP_ERR_MISMATCH;
+    }
+    ctx->msg[0] = '\0';
+    return STENCILMAP_OK;
+}

@@ -1,0 +1,248 @@
+/* halo: a real MPI halo exchange over the stencil of a placed step.
+ *
+ *   srun --mpi=pmix --stencil-map=SPEC halo [-i ITERS] [-s BYTES] [-w WARMUP]
+ *        [--dims 4,3] [--periods 0,1] [--stencil '1,0;-1,0;0,1;0,-1']
+ *
+ * The grid comes from STENCIL_MAP_DIMS/_PERIODS/_STENCIL (set by the
+ * stencil_map plugin), overridden by the options; without either, a 2-d
+ * non-periodic grid from MPI_Dims_create and the 5-point stencil (in d
+ * dimensions: the 2d nearest neighbours).  It builds the Cartesian
+ * communicator WITHOUT reordering (so rank r keeps the coordinates the
+ * placement gave it), a distributed graph communicator with one edge per
+ * stencil offset, and times MPI_Neighbor_alltoall of BYTES per neighbour.
+ * Every received block is checked (it carries its sender's rank and the
+ * iteration).  Rank 0 prints the time per iteration (the slowest rank's)
+ * as median, min and max.  Exit 0 on success, 1 when a block was wrong,
+ * 2 on bad arguments or environment. */
+#include <getopt.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencilmap.h"
+#include "stencilmap_mpi.h"
+
+struct opts {
+    const char *dims, *periods, *stencil;
+    char buf_dims[128], buf_periods[64], buf_stencil[256];
+};
+
+/* arguments first, then the environment, then the defaults */
+static const char *lookup(const char *name, void *arg)
+{
+    struct opts *o = arg;
+    if (!strcmp(name, "STENCIL_MAP_DIMS"))
+        return o->dims ? o->dims : getenv(name);
+    if (!strcmp(name, "STENCIL_MAP_PERIODS"))
+        return o->periods ? o->periods : getenv(name);
+    if (!strcmp(name, "STENCIL_MAP_STENCIL"))
+        return o->stencil ? o->stencil : getenv(name);
+    if (!strcmp(name, "STENCIL_MAP_COORDS")) /* only when the grid is the environment's */
+        return o->dims ? NULL : getenv(name);
+    if (!strcmp(name, "STENCIL_MAP_WEIGHTS"))
+        return o->stencil ? NULL : getenv(name);
+    return getenv(name);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: srun --mpi=pmix [--stencil-map=SPEC] halo [-i ITERS] [-s BYTES] [-w WARMUP]\n"
+          "            [--dims D1,D2,..] [--periods P1,P2,..] [--stencil 'o1,o2;...']\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    static const struct option lo[] = {{"iters", required_argument, NULL, 'i'},
+                                       {"size", required_argument, NULL, 's'},
+                                       {"warmup", required_argument, NULL, 'w'},
+                                       {"dims", required_argument, NULL, 'd'},
+                                       {"periods", required_argument, NULL, 'p'},
+                                       {"stencil", required_argument, NULL, 't'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    struct opts o;
+    memset(&o, 0, sizeof(o));
+    long iters = 100, bytes = 8192, warmup = 10;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "i:s:w:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'i': iters = strtol(optarg, &end, 10); if (*end || iters < 1 || iters > 10000000) iters = -1; break;
+        case 's': bytes = strtol(optarg, &end, 10); if (*end || bytes < 8 || bytes > (1L << 28)) bytes = -1; break;
+        case 'w': warmup = strtol(optarg, &end, 10); if (*end || warmup < 0 || warmup > 1000000) warmup = -1; break;
+        case 'd': o.dims = optarg; break;
+        case 'p': o.periods = optarg; break;
+        case 't': o.stencil = optarg; break;
+        case 'h': if (!rank) usage(stdout); MPI_Finalize(); return 0;
+        default: if (!rank) usage(stderr); MPI_Finalize(); return 2;
+        }
+    }
+    if (iters < 0 || bytes < 0 || warmup < 0 || optind < argc) {
+        if (!rank) {
+            fprintf(stderr, "halo: -i wants 1..10^7, -s 8..2^28 bytes, -w 0..10^6\n");
+            usage(stderr);
+        }
+        MPI_Finalize();
+        return 2;
+    }
+    const char *source = "STENCIL_MAP_* environment";
+    if (!o.dims && !getenv("STENCIL_MAP_DIMS")) { /* not placed: a 2-d default */
+        int d[2] = {0, 0};
+        MPI_Dims_create(size, 2, d);
+        snprintf(o.buf_dims, sizeof(o.buf_dims), "%d,%d", d[0], d[1]);
+        o.dims = o.buf_dims;
+        source = "defaults (MPI_Dims_create)";
+    } else if (o.dims) {
+        source = "arguments";
+    }
+    if (o.dims && !o.periods) {
+        int nd = 1;
+        for (const char *p = o.dims; *p; p++)
+            nd += *p == ',';
+        size_t off = 0;
+        for (int i = 0; i < nd && i < 8; i++)
+            off += (size_t)snprintf(o.buf_periods + off, sizeof(o.buf_periods) - off, "%s0", i ? "," : "");
+        o.periods = o.buf_periods;
+    }
+    if (o.dims && !o.stencil) { /* the nearest-neighbour (5-point in 2-d) stencil */
+        int nd = 1;
+        for (const char *p = o.dims; *p; p++)
+            nd += *p == ',';
+        size_t off = 0;
+        for (int i = 0; i < nd && i < 8; i++)
+            for (int s = 1; s >= -1; s -= 2)
+                for (int j = 0; j < nd; j++)
+                    off += (size_t)snprintf(o.buf_stencil + off, sizeof(o.buf_stencil) - off, "%s%d",
+                                            j ? "," : (off ? ";" : ""), j == i ? s : 0);
+        o.stencil = o.buf_stencil;
+    }
+
+    stencilmap_place pl;
+    char msg[STENCILMAP_MSG_LEN];
+    stencilmap_status st = stencilmap_place_parse(&pl, lookup, &o, msg, sizeof(msg));
+    if (st != STENCILMAP_OK) {
+        if (!rank)
+            fprintf(stderr, "halo: grid from %s: %s\n", source, msg);
+        MPI_Finalize();
+        return 2;
+    }
+    MPI_Comm cart, graph;
+    st = stencilmap_mpi_cart_create(MPI_COMM_WORLD, &pl, &cart, msg, sizeof(msg));
+    int ok = st == STENCILMAP_OK, all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) {
+        if (!ok)
+            fprintf(stderr, "halo: rank %d: %s\n", rank, msg);
+        stencilmap_place_free(&pl);
+        MPI_Finalize();
+        return 2;
+    }
+    int indeg = 0, outdeg = 0;
+    st = stencilmap_mpi_stencil_graph(cart, &pl, &graph, &indeg, &outdeg, msg, sizeof(msg));
+    if (st != STENCILMAP_OK) {
+        fprintf(stderr, "halo: rank %d: %s\n", rank, msg);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int *srcs = malloc(sizeof(int) * (size_t)(indeg + 1)), *dsts = malloc(sizeof(int) * (size_t)(outdeg + 1));
+    char *sendbuf = malloc((size_t)bytes * (size_t)(outdeg + 1));
+    char *recvbuf = malloc((size_t)bytes * (size_t)(indeg + 1));
+    double *times = malloc(sizeof(double) * (size_t)iters), *tmax = malloc(sizeof(double) * (size_t)iters);
+    if (!srcs || !dsts || !sendbuf || !recvbuf || !times || !tmax) {
+        fprintf(stderr, "halo: rank %d: out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int *volatile unweighted = MPI_UNWEIGHTED; /* volatile: see stencilmap_mpi.h */
+    MPI_Dist_graph_neighbors(graph, indeg, srcs, unweighted, outdeg, dsts, unweighted);
+    memset(sendbuf, 0x5a, (size_t)bytes * (size_t)outdeg);
+
+    /* where do the messages go: the nodes of all ranks */
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    int nl;
+    MPI_Get_processor_name(name, &nl);
+    char *names = malloc((size_t)size * MPI_MAX_PROCESSOR_NAME);
+    if (!names)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    long long remote = 0, remote_all = 0;
+    for (int k = 0; k < outdeg; k++)
+        remote += strcmp(names + (size_t)dsts[k] * MPI_MAX_PROCESSOR_NAME, name) != 0;
+    MPI_Reduce(&remote, &remote_all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    int nnodes = 0;
+    if (!rank)
+        for (int r = 0; r < size; r++) {
+            int seen = 0;
+            for (int q = 0; q < r && !seen; q++)
+                seen = !strcmp(names + (size_t)q * MPI_MAX_PROCESSOR_NAME,
+                               names + (size_t)r * MPI_MAX_PROCESSOR_NAME);
+            nnodes += !seen;
+        }
+
+    long bad = 0;
+    for (long it = -warmup; it < iters; it++) {
+        int stamp[2] = {rank, (int)it};
+        for (int k = 0; k < outdeg; k++)
+            memcpy(sendbuf + (size_t)k * (size_t)bytes, stamp, sizeof(stamp));
+        MPI_Barrier(graph);
+        double t0 = MPI_Wtime();
+        MPI_Neighbor_alltoall(sendbuf, (int)bytes, MPI_BYTE, recvbuf, (int)bytes, MPI_BYTE, graph);
+        double t1 = MPI_Wtime();
+        for (int k = 0; k < indeg; k++) {
+            int got[2];
+            memcpy(got, recvbuf + (size_t)k * (size_t)bytes, sizeof(got));
+            if (got[0] != srcs[k] || got[1] != (int)it)
+                bad++;
+        }
+        if (it >= 0)
+            times[it] = t1 - t0;
+    }
+    MPI_Reduce(times, tmax, (int)iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    long bad_all = 0;
+    MPI_Allreduce(&bad, &bad_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (!rank) {
+        qsort(tmax, (size_t)iters, sizeof(double), cmp_double);
+        double med = iters % 2 ? tmax[iters / 2] : (tmax[iters / 2 - 1] + tmax[iters / 2]) / 2;
+        char dims[128];
+        size_t off = 0;
+        for (int i = 0; i < pl.ndims; i++)
+            off += (size_t)snprintf(dims + off, sizeof(dims) - off, "%s%lld", i ? "x" : "",
+                                    (long long)pl.dims[i]);
+        printf("halo: %d ranks on %d nodes, grid %s (%s), %d offsets, %s, %ld B per neighbour, "
+               "%lld inter-node messages per iteration\n",
+               size, nnodes, dims, source, pl.noffsets,
+               getenv("STENCIL_MAP_ALGORITHM") ? getenv("STENCIL_MAP_ALGORITHM") : "no placement",
+               bytes, remote_all);
+        printf("halo: %ld iterations (+%ld warm-up): time per iteration median %.1f us, min %.1f us, "
+               "max %.1f us; halo check %s\n",
+               iters, warmup, med * 1e6, tmax[0] * 1e6, tmax[iters - 1] * 1e6,
+               bad_all ? "FAILED" : "ok");
+        if (bad_all)
+            printf("halo: %ld received blocks were wrong\n", bad_all);
+        fflush(stdout);
+    }
+    free(names);
+    free(srcs);
+    free(dsts);
+    free(sendbuf);
+    free(recvbuf);
+    free(times);
+    free(tmax);
+    MPI_Comm_free(&graph);
+    MPI_Comm_free(&cart);
+    stencilmap_place_free(&pl);
+    MPI_Finalize();
+    return bad_all ? 1 : 0;
+}

@@ -2,6 +2,7 @@
  * with O_EXCL, then linked to its final name (which must not exist) so a
  * reader never sees a partial record. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -119,49 +120,59 @@ int sm_record_write(sm_step *st, const sm_policy *pol, uint32_t job_id, uint32_t
         snprintf(user, sizeof(user), "%s", pw.pw_name);
     else
         snprintf(user, sizeof(user), "uid%u", (unsigned)getuid());
-    if (sm_dir_check(pol->record_dir, 0, msg, n))
+    int rfd = sm_dir_open(pol->record_dir, SM_DIR_SHARED, msg, n);
+    if (rfd < 0)
         return -1;
     char udir[1100 + 256];
     snprintf(udir, sizeof(udir), "%s/%s", pol->record_dir, user);
-    if (sm_dir_ensure_private(udir, msg, n))
+    int ufd = sm_subdir_open_private(rfd, udir, user, msg, n);
+    close(rfd);
+    if (ufd < 0)
         return -1;
     json_t *j = build(st, pol, job_id, step_id, user);
     char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(j);
     if (!text) {
+        close(ufd);
         snprintf(msg, n, "out of memory");
         return -1;
     }
-    char tmpname[64], tmppath[1500];
+    /* written under a temporary name, then linked to its final name: a
+     * reader sees the whole record or none, and link() never replaces */
+    char tmpname[64];
     snprintf(tmpname, sizeof(tmpname), ".%u.%u.%ld.tmp", job_id, step_id, (long)getpid());
-    FILE *f = sm_private_file_create(udir, tmpname, 0, tmppath, sizeof(tmppath), msg, n);
+    FILE *f = sm_file_create_at(ufd, udir, tmpname, msg, n);
     if (!f) {
         free(text);
+        close(ufd);
         return -1;
     }
     int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f) == EOF ||
               fsync(fileno(f)) != 0;
+    int saved = errno;
     bad |= fclose(f) != 0;
     free(text);
     if (bad) {
-        snprintf(msg, n, "%s: write failed", tmppath);
-        unlink(tmppath);
+        snprintf(msg, n, "%s/%s: write failed: %s", udir, tmpname, strerror(saved));
+        unlinkat(ufd, tmpname, 0);
+        close(ufd);
         return -1;
     }
-    /* link() refuses an existing name, so a record is never replaced */
-    char final[1500];
+    char name[64], final[1500];
     int rc = -1;
     for (int k = 0; k < 100 && rc; k++) {
         if (k == 0)
-            snprintf(final, sizeof(final), "%s/%u.%u.json", udir, job_id, step_id);
+            snprintf(name, sizeof(name), "%u.%u.json", job_id, step_id);
         else
-            snprintf(final, sizeof(final), "%s/%u.%u.%d.json", udir, job_id, step_id, k);
-        rc = link(tmppath, final);
+            snprintf(name, sizeof(name), "%u.%u.%d.json", job_id, step_id, k);
+        rc = linkat(ufd, tmpname, ufd, name, 0);
         if (rc && errno != EEXIST)
             break;
     }
-    int saved = errno;
-    unlink(tmppath);
+    saved = errno;
+    unlinkat(ufd, tmpname, 0);
+    close(ufd);
+    snprintf(final, sizeof(final), "%s/%s", udir, name);
     if (rc) {
         snprintf(msg, n, "%s: cannot create: %s", final, strerror(saved));
         return -1;

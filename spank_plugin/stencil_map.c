@@ -16,6 +16,8 @@
  *                              STENCIL_MAP_DIMS; reads no file.
  */
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -65,6 +67,41 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
     fprintf(stderr, "stencil-map: %s\n", line);
 }
 
+/* From planning until srun has read the hostfile (init_post_opt), srun
+ * has no signal handlers yet: a SIGINT would kill it on the spot and leave
+ * the private directory behind.  So these signals wait until the hostfile
+ * is gone; srun then dies of them as it would have, with nothing left. */
+static sigset_t saved_mask;
+static bool signals_held;
+
+static void hold_signals(void)
+{
+    if (signals_held)
+        return;
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigaddset(&s, SIGHUP);
+    sigaddset(&s, SIGQUIT);
+    signals_held = pthread_sigmask(SIG_BLOCK, &s, &saved_mask) == 0;
+}
+
+static void release_signals(void)
+{
+    if (signals_held) {
+        signals_held = false;
+        pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
+    }
+}
+
+/* srun leaves through exit() on its own option errors without calling
+ * slurm_spank_exit: remove the private directory then too. */
+__attribute__((destructor)) static void remove_dir_at_exit(void)
+{
+    sm_step_drop_hostfile(&step);
+}
+
 /* Drops whatever an earlier application left in srun's environment. */
 static void undo_local(void)
 {
@@ -93,6 +130,7 @@ static int apply_local(const char *spec, sm_spec_source src)
         sm_env_clear();
         return 0;
     }
+    hold_signals();
     if (src == SM_SRC_DEFAULT && !getenv("SLURM_JOB_NODELIST")) {
         if (!srun_args.quiet)
             say("site default '%s' not applied: srun is not inside an allocation", spec);
@@ -101,6 +139,7 @@ static int apply_local(const char *spec, sm_spec_source src)
     if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent())) {
         say("%s", step.error);
         sm_step_release(&step);
+        release_signals();
         return -1;
     }
     if (step.fallback) {
@@ -113,6 +152,7 @@ static int apply_local(const char *spec, sm_spec_source src)
     if (sm_step_export_env(&step)) {
         say("%s", "cannot set the task environment (out of memory?)");
         undo_local();
+        release_signals();
         return -1;
     }
     if (step.placed)
@@ -215,13 +255,15 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     (void)av;
     if (spank_context() != S_CTX_LOCAL)
         return 0;
-    /* srun has read the hostfile; keep its private path out of the tasks'
-     * environment. */
+    /* srun has read the hostfile into its options (_opt_verify): remove it,
+     * and keep its path out of the tasks' environment. */
     if (set_hostfile[0]) {
         const char *cur = getenv("SLURM_HOSTFILE");
         if (cur && !strcmp(cur, set_hostfile))
             unsetenv("SLURM_HOSTFILE");
     }
+    sm_step_drop_hostfile(&step);
+    release_signals();
     return 0;
 }
 

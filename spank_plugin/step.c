@@ -54,10 +54,16 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     if (s)
         return s;
     char msg[600];
-    if (sm_private_dir_create(tmp_parent, st->dir, sizeof(st->dir), msg, sizeof(msg)))
+    int dfd = sm_private_dir_create(tmp_parent, st->dir, sizeof(st->dir), msg, sizeof(msg));
+    if (dfd < 0)
         return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile directory: %s", msg);
-    FILE *f = sm_private_file_create(st->dir, "hostfile", 0, st->hostfile, sizeof(st->hostfile),
-                                     msg, sizeof(msg));
+    if ((size_t)snprintf(st->hostfile, sizeof(st->hostfile), "%s/hostfile", st->dir) >=
+        sizeof(st->hostfile)) {
+        close(dfd);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile %s: path too long", st->dir);
+    }
+    FILE *f = sm_file_create_at(dfd, st->dir, "hostfile", msg, sizeof(msg));
+    close(dfd);
     if (!f)
         return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile: %s", msg);
     /* one buffered write of the whole file */
@@ -199,11 +205,17 @@ void sm_step_summary(const sm_step *st, FILE *out)
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
 }
 
-void sm_step_release(sm_step *st)
+void sm_step_drop_hostfile(sm_step *st)
 {
     if (st->dir[0])
         sm_private_dir_remove(st->dir);
-    st->dir[0] = st->hostfile[0] = '\0';
+    st->dir[0] = '\0';
+}
+
+void sm_step_release(sm_step *st)
+{
+    sm_step_drop_hostfile(st);
+    st->hostfile[0] = '\0';
     smp_placement_free(&st->pl);
     smp_placement_free(&st->blocked);
     if (st->have_spec)

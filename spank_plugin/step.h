@@ -45,6 +45,9 @@ int sm_step_export_env(const sm_step *st);
 void sm_env_clear(void);
 /* The one-line summary, "stencil-map: hyperplane, 48 ranks on 4 nodes, ..." */
 void sm_step_summary(const sm_step *st, FILE *out);
+/* Removes the private directory and its hostfile once srun has read it
+ * (st->hostfile keeps the path for the audit record). */
+void sm_step_drop_hostfile(sm_step *st);
 /* Frees memory and removes the private directory. */
 void sm_step_release(sm_step *st);
 

@@ -23,7 +23,7 @@ static json_t *int_list(const int64_t *v, int n)
 }
 
 static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, uint32_t step_id,
-                     const char *user)
+                     bool launched, const char *error, const char *user)
 {
     json_t *j = json_object();
     char when[32];
@@ -32,7 +32,8 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
     gmtime_r(&t, &tm);
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
     json_object_set_new(j, "job_id", json_integer(job_id));
-    json_object_set_new(j, "step_id", json_integer(step_id));
+    json_object_set_new(j, "step_id",
+                        step_id == SM_NO_STEP ? json_null() : json_integer(step_id));
     json_object_set_new(j, "user", json_string(user));
     json_object_set_new(j, "uid", json_integer(getuid()));
     json_object_set_new(j, "time", json_string(when));
@@ -46,6 +47,9 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
         }
     json_object_set_new(j, "nodes", nodes);
     json_object_set_new(j, "slots", slots);
+    json_object_set_new(j, "launched", json_boolean(launched));
+    json_object_set_new(j, "error", error && *error ? json_string(error) : json_null());
+    json_object_set_new(j, "plugin_ms", json_real(st->srun_seconds * 1e3));
     json_object_set_new(j, "ranks", st->placed ? json_integer(st->pl.ranks) : json_null());
     if (st->placed) {
         const smp_grid *g = &st->spec.grid;
@@ -95,9 +99,12 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
         json_object_set_new(j, "algorithm_override",
                             pol->have_algorithm ? json_string(smp_algorithm_name(pol->algorithm))
                                                 : json_null());
-        json_object_set_new(j, "algorithm_used", json_string("blocked"));
-        json_object_set_new(j, "fallback", json_pack("{s:s,s:s}", "to", "blocked", "reason",
-                                                     st->error));
+        json_object_set_new(j, "algorithm_used",
+                            st->fallback ? json_string("blocked") : json_null());
+        json_object_set_new(j, "fallback",
+                            st->fallback ? json_pack("{s:s,s:s}", "to", "blocked", "reason",
+                                                     st->error)
+                                         : json_null());
         json_object_set_new(j, "j_sum", json_null());
         json_object_set_new(j, "j_max", json_null());
         json_object_set_new(j, "blocked_j_sum", json_null());
@@ -109,9 +116,9 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
 }
 
 int sm_record_write(sm_step *st, const sm_policy *pol, uint32_t job_id, uint32_t step_id,
-                    char *msg, size_t n)
+                    bool launched, const char *error, char *msg, size_t n)
 {
-    if (!pol->record_dir[0] || !st->active)
+    if (!pol->record_dir[0])
         return 0;
     char user[256];
     struct passwd pw, *res = NULL;
@@ -129,7 +136,7 @@ int sm_record_write(sm_step *st, const sm_policy *pol, uint32_t job_id, uint32_t
     close(rfd);
     if (ufd < 0)
         return -1;
-    json_t *j = build(st, pol, job_id, step_id, user);
+    json_t *j = build(st, pol, job_id, step_id, launched, error, user);
     char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(j);
     if (!text) {
@@ -161,10 +168,15 @@ int sm_record_write(sm_step *st, const sm_policy *pol, uint32_t job_id, uint32_t
     char name[64], final[1500];
     int rc = -1;
     for (int k = 0; k < 100 && rc; k++) {
-        if (k == 0)
-            snprintf(name, sizeof(name), "%u.%u.json", job_id, step_id);
+        char base[40];
+        if (step_id == SM_NO_STEP)
+            snprintf(base, sizeof(base), "%u.nostep-%ld", job_id, (long)getpid());
         else
-            snprintf(name, sizeof(name), "%u.%u.%d.json", job_id, step_id, k);
+            snprintf(base, sizeof(base), "%u.%u", job_id, step_id);
+        if (k == 0)
+            snprintf(name, sizeof(name), "%s.json", base);
+        else
+            snprintf(name, sizeof(name), "%s.%d.json", base, k);
         rc = linkat(ufd, tmpname, ufd, name, 0);
         if (rc && errno != EEXIST)
             break;

@@ -23,7 +23,7 @@ static double now(void)
 }
 
 static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a,
-                          const char *tmp_parent, smp_error *err)
+                          const char *tmp_parent, sm_alloc_check_fn check, smp_error *err)
 {
     smp_status s = smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
     st->have_spec = true; /* smp_spec_load leaves a freeable spec either way */
@@ -33,6 +33,9 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     if ((s = sm_alloc_read(a, &st->nodes, &job_ntasks, err)))
         return s;
     st->have_nodes = true;
+    char msg[600];
+    if (check && check(&st->nodes, msg, sizeof(msg)))
+        return smp_error_set(err, SMP_ERR_INFEASIBLE, "%s", msg);
     int64_t fixed = st->spec.dims_auto ? 0 : st->spec.grid.size;
     st->ranks = sm_alloc_ntasks(a, fixed, job_ntasks, &st->nodes);
     if (pol->max_ranks && st->ranks > pol->max_ranks)
@@ -44,16 +47,13 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     if ((s = smp_spec_resolve(&st->spec, st->ranks, err)))
         return s;
     st->requested = pol->have_algorithm ? pol->algorithm : st->spec.algorithm;
-    double t0 = now();
     s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                  st->requested, &st->pl, err);
     if (!s)
         s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                      SMP_ALG_BLOCKED, &st->blocked, err);
-    st->plan_seconds = now() - t0;
     if (s)
         return s;
-    char msg[600];
     int dfd = sm_private_dir_create(tmp_parent, st->dir, sizeof(st->dir), msg, sizeof(msg));
     if (dfd < 0)
         return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile directory: %s", msg);
@@ -76,7 +76,7 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
 }
 
 int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
-                 sm_spec_source src, const char *tmp_parent)
+                 sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check)
 {
     memset(st, 0, sizeof(*st));
     snprintf(st->spec_text, sizeof(st->spec_text), "%s", spec);
@@ -84,7 +84,9 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
     st->active = true;
     smp_error err;
     smp_error_clear(&err);
-    smp_status s = do_plan(st, pol, a, tmp_parent, &err);
+    double t0 = now();
+    smp_status s = do_plan(st, pol, a, tmp_parent, check, &err);
+    st->srun_seconds = now() - t0;
     if (!s) {
         st->placed = true;
         return 0;

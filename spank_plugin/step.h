@@ -31,14 +31,19 @@ typedef struct {
     char dir[1024];           /* private per-step directory */
     char hostfile[1280];
     char record[1500];        /* audit record path once written */
-    double plan_seconds;
+    double srun_seconds;      /* the whole srun-side path: spec, allocation, plan, hostfile */
 } sm_step;
 
-/* Plans the step.  tmp_parent is where the private directory is made.
- * Returns 0 when the step may launch (placed, or fallen back to blocked
- * under on_error=blocked), -1 on a failure (message in st->error). */
+/* Checks the nodes read from the environment against the live job; 0 or
+ * -1 with a message (see alloc_check.h). */
+typedef int (*sm_alloc_check_fn)(const smp_nodes *nodes, char *msg, size_t n);
+
+/* Plans the step.  tmp_parent is where the private directory is made;
+ * check (may be NULL) vets the allocation before planning.  Returns 0 when
+ * the step may launch (placed, or fallen back to blocked under
+ * on_error=blocked), -1 on a failure (message in st->error). */
 int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
-                 sm_spec_source src, const char *tmp_parent);
+                 sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check);
 /* Sets SLURM_HOSTFILE and STENCIL_MAP_* in this process's environment. */
 int sm_step_export_env(const sm_step *st);
 /* Removes every STENCIL_MAP_* variable (STENCIL_MAP_SPEC too). */

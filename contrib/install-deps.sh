@@ -10,6 +10,7 @@ packages=(
     slurm-wlm libslurm-dev munge libpmix-dev
     openmpi-bin libopenmpi-dev
     python3 util-linux iproute2 procps
+    strace clang libclang-rt-14-dev
 )
 
 missing=()

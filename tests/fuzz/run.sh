@@ -18,6 +18,8 @@ libs=($(pkg-config --libs jansson) -lm)
 
 "$here/make-seeds.sh" "$here/seeds"
 status=0
+ok=0
+bad=0
 for h in spec hostlist plan; do
     clang "${flags[@]}" "$here/fuzz_$h.c" "${srcs[@]}" "${libs[@]}" -o "$work/fuzz_$h"
     corpus="$work/corpus_$h"
@@ -45,9 +47,13 @@ for h in spec hostlist plan; do
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
     crashes=$(find "$work" -maxdepth 1 \( -name "crash-*" -o -name "leak-*" -o -name "timeout-*" \) | wc -l)
     echo "fuzz_$h: ${execs:-?} executions in ${seconds}s, exit $rc, crash/leak/timeout files: $crashes"
-    if [ "$rc" -ne 0 ]; then
+    if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then
         status=1
+        bad=$((bad + 1))
         tail -n 30 "$log"
+    else
+        ok=$((ok + 1))
     fi
 done
+echo "$ok passed, $bad failed"
 exit $status

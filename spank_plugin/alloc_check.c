@@ -28,16 +28,17 @@ int sm_alloc_check_current(const smp_nodes *nodes, char *msg, size_t n)
         snprintf(msg, n, "SLURM_JOB_ID '%.40s' is not a job id", id ? id : "");
         return -1;
     }
-    job_info_msg_t *resp = NULL;
-    if (slurm_load_job(&resp, (uint32_t)job, SHOW_DETAIL) != SLURM_SUCCESS || !resp ||
-        resp->record_count < 1) {
+    /* the lookup srun makes itself for a step in an existing allocation:
+     * lighter than a job info query */
+    resource_allocation_response_msg_t *resp = NULL;
+    if (slurm_allocation_lookup((uint32_t)job, &resp) != SLURM_SUCCESS || !resp) {
         snprintf(msg, n, "cannot ask slurmctld about job %lu: %s", job,
                  slurm_strerror(slurm_get_errno()));
         if (resp)
-            slurm_free_job_info_msg(resp);
+            slurm_free_resource_allocation_response_msg(resp);
         return -1;
     }
-    const char *now = resp->job_array[0].nodes ? resp->job_array[0].nodes : "";
+    const char *now = resp->node_list ? resp->node_list : "";
     char **cur = NULL;
     int ncur = 0;
     smp_error err;
@@ -62,6 +63,6 @@ int sm_alloc_check_current(const smp_nodes *nodes, char *msg, size_t n)
             free(cur[i]);
         free(cur);
     }
-    slurm_free_job_info_msg(resp);
+    slurm_free_resource_allocation_response_msg(resp);
     return rc;
 }

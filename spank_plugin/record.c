@@ -50,6 +50,8 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
     json_object_set_new(j, "launched", json_boolean(launched));
     json_object_set_new(j, "error", error && *error ? json_string(error) : json_null());
     json_object_set_new(j, "plugin_ms", json_real(st->srun_seconds * 1e3));
+    json_object_set_new(j, "plugin_cpu_ms", json_real(st->srun_cpu_seconds * 1e3));
+    json_object_set_new(j, "alloc_check_ms", json_real(st->check_seconds * 1e3));
     json_object_set_new(j, "ranks", st->placed ? json_integer(st->pl.ranks) : json_null());
     if (st->placed) {
         const smp_grid *g = &st->spec.grid;

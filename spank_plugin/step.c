@@ -15,11 +15,16 @@ const char *sm_source_name(sm_spec_source src)
     return src == SM_SRC_ENV ? "env" : src == SM_SRC_DEFAULT ? "default" : "option";
 }
 
-static double now(void)
+static double clock_s(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double now(void)
+{
+    return clock_s(CLOCK_MONOTONIC);
 }
 
 static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a,
@@ -34,7 +39,10 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
         return s;
     st->have_nodes = true;
     char msg[600];
-    if (check && check(&st->nodes, msg, sizeof(msg)))
+    double t0 = now();
+    int bad = check && check(&st->nodes, msg, sizeof(msg));
+    st->check_seconds = now() - t0;
+    if (bad)
         return smp_error_set(err, SMP_ERR_INFEASIBLE, "%s", msg);
     int64_t fixed = st->spec.dims_auto ? 0 : st->spec.grid.size;
     st->ranks = sm_alloc_ntasks(a, fixed, job_ntasks, &st->nodes);
@@ -84,9 +92,10 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
     st->active = true;
     smp_error err;
     smp_error_clear(&err);
-    double t0 = now();
+    double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     smp_status s = do_plan(st, pol, a, tmp_parent, check, &err);
     st->srun_seconds = now() - t0;
+    st->srun_cpu_seconds = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (!s) {
         st->placed = true;
         return 0;

@@ -32,6 +32,8 @@ typedef struct {
     char hostfile[1280];
     char record[1500];        /* audit record path once written */
     double srun_seconds;      /* the whole srun-side path: spec, allocation, plan, hostfile */
+    double check_seconds;     /* of which asking slurmctld for the job's nodes */
+    double srun_cpu_seconds;  /* CPU time of that path (wall time counts waiting too) */
 } sm_step;
 
 /* Checks the nodes read from the environment against the live job; 0 or

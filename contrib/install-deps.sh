@@ -10,6 +10,7 @@ packages=(
     slurm-wlm libslurm-dev munge libpmix-dev
     openmpi-bin libopenmpi-dev
     python3 util-linux iproute2 procps
+    librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG
 )
 
 missing=()

@@ -251,6 +251,29 @@ int cmd_audit(int argc, char **argv)
         json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);
         json_decref(j);
+        /* a script reading the JSON still gets the reason on stderr */
+        size_t i;
+        json_t *s;
+        json_array_foreach(steps, i, s)
+        {
+            const char *st = json_string_value(json_object_get(s, "status"));
+            if (audit_status_exit(st) == AUDIT_OK)
+                continue;
+            json_t *step = json_object_get(s, "step_id");
+            char id[4200];
+            if (!json_is_integer(json_object_get(s, "job_id")))
+                snprintf(id, sizeof(id), "record %.4000s",
+                         json_string_value(json_object_get(s, "record")));
+            else if (json_is_integer(step))
+                snprintf(id, sizeof(id), "step %lld.%lld",
+                         (long long)json_integer_value(json_object_get(s, "job_id")),
+                         (long long)json_integer_value(step));
+            else
+                snprintf(id, sizeof(id), "job %lld",
+                         (long long)json_integer_value(json_object_get(s, "job_id")));
+            fprintf(stderr, "stencil-map audit: %s: %s: %s\n", id, st,
+                    json_string_value(json_array_get(json_object_get(s, "problems"), 0)));
+        }
     } else {
         if (!a.record)
             printf("records in %s (from %s)\n", dir, source);

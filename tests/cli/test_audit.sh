@@ -156,6 +156,9 @@ edit "$work/ed/root/11.0.json" 'd["j_sum"] = 20'
 run 1 edit-jsum 11.0 --record-dir "$work/ed" --no-slurm
 has edit-jsum "INCONSISTENT"
 has edit-jsum "j_sum is 20 in the record, 24 from its placement"
+run 1 edit-jsum-json 11.0 --record-dir "$work/ed" --no-slurm --json
+grep -q "^stencil-map audit: step 11.0: inconsistent: j_sum is 20 in the record" "$work/edit-jsum-json.err" &&
+    pass "edit-jsum-json: the reason on stderr too" || fail "edit-jsum-json: stderr: $(cat "$work/edit-jsum-json.err")"
 copy ed
 edit "$work/ed/root/11.0.json" 'd["blocked_j_max"] = 3'
 run 1 edit-blocked 11.0 --record-dir "$work/ed" --no-slurm
@@ -268,7 +271,7 @@ echo "slurm_load_jobs error: Invalid job id specified" >&2
 exit 1
 SH
 chmod 755 "$work/bin/sacct" "$work/bin/scontrol"
-PATH=$work/bin:$PATH "$SM" audit 11.0 --record-dir "$FIX" --json >"$work/sacct.out" 2>&1
+PATH=$work/bin:$PATH "$SM" audit 11.0 --record-dir "$FIX" --json >"$work/sacct.out" 2>"$work/sacct.err"
 rc=$?
 [ "$rc" -eq 0 ] && pass "sacct: step 0 as planned, exit 0" || fail "sacct step 0: exit $rc $(head -c 300 "$work/sacct.out")"
 py sacct 'any(c["source"] == "sacct" and c["result"] == "matches" for c in d["steps"][0]["launch"]["checks"])'
@@ -295,11 +298,11 @@ case "$*" in
 *) echo "invalid" >&2; exit 1 ;;
 esac
 SH
-PATH=$work/bin:$PATH "$SM" audit 11.0 --record-dir "$FIX" --json >"$work/scontrol.out" 2>&1
+PATH=$work/bin:$PATH "$SM" audit 11.0 --record-dir "$FIX" --json >"$work/scontrol.out" 2>"$work/scontrol.err"
 rc=$?
 [ "$rc" -eq 0 ] && pass "scontrol show step: exit 0" || fail "scontrol show step: exit $rc"
 py scontrol 'any(c["source"] == "scontrol show step" and c["result"] == "matches" for c in d["steps"][0]["launch"]["checks"])'
-PATH=$work/bin:$PATH "$SM" audit 11 --record-dir "$FIX" --json >"$work/scontrol-job.out" 2>&1
+PATH=$work/bin:$PATH "$SM" audit 11 --record-dir "$FIX" --json >"$work/scontrol-job.out" 2>"$work/scontrol-job.err"
 rc=$?
 [ "$rc" -eq 3 ] && pass "whole job with a running unplaced step: exit 3" || fail "whole job: exit $rc"
 py scontrol-job '[(s["step_id"], s["status"]) for s in d["steps"]] == [(0, "ok"), (1, "ok"), (7, "not placed")]'

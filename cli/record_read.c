@@ -117,14 +117,6 @@ static json_t *load(const char *path, char *err, size_t n, bool *absent)
     return j;
 }
 
-static int find_node(const smp_nodes *nodes, const char *name)
-{
-    for (int i = 0; i < nodes->count; i++)
-        if (!strcmp(nodes->names[i], name))
-            return i;
-    return -1;
-}
-
 static int parse_nodes(json_t *j, audit_record *rec, char *err, size_t n)
 {
     json_t *names = json_object_get(j, "nodes"), *slots = json_object_get(j, "slots");
@@ -149,8 +141,6 @@ static int parse_nodes(json_t *j, audit_record *rec, char *err, size_t n)
             return bad(err, n, "nodes[%zu]: must be a non-empty string", i);
         if (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > INT32_MAX)
             return bad(err, n, "slots[%zu]: must be a positive integer", i);
-        if (find_node(nd, json_string_value(s)) >= 0)
-            return bad(err, n, "nodes[%zu]: '%.200s' listed twice", i, json_string_value(s));
         if (!(nd->names[i] = strdup(json_string_value(s))))
             return bad(err, n, "out of memory");
         nd->slots[i] = (int32_t)json_integer_value(c);
@@ -158,6 +148,54 @@ static int parse_nodes(json_t *j, audit_record *rec, char *err, size_t n)
         nd->count = (int)i + 1;
     }
     return 0;
+}
+
+/* Node names sorted, for lookups by name in O(log nodes): a record of a
+ * million ranks on thousands of nodes names a node per rank. */
+struct name_index {
+    const smp_nodes *nodes;
+    int *order;
+};
+
+static const smp_nodes *sort_nodes;
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(sort_nodes->names[*(const int *)a], sort_nodes->names[*(const int *)b]);
+}
+
+static int index_build(struct name_index *ix, const smp_nodes *nodes, char *err, size_t n)
+{
+    ix->nodes = nodes;
+    ix->order = malloc(sizeof(int) * (size_t)(nodes->count ? nodes->count : 1));
+    if (!ix->order)
+        return bad(err, n, "out of memory");
+    for (int i = 0; i < nodes->count; i++)
+        ix->order[i] = i;
+    sort_nodes = nodes;
+    qsort(ix->order, (size_t)nodes->count, sizeof(int), by_name);
+    for (int i = 1; i < nodes->count; i++)
+        if (!strcmp(nodes->names[ix->order[i]], nodes->names[ix->order[i - 1]])) {
+            int k = ix->order[i] > ix->order[i - 1] ? ix->order[i] : ix->order[i - 1];
+            free(ix->order);
+            ix->order = NULL;
+            return bad(err, n, "nodes[%d]: '%.200s' listed twice", k, nodes->names[k]);
+        }
+    return 0;
+}
+
+static int index_find(const struct name_index *ix, const char *name)
+{
+    int lo = 0, hi = ix->nodes->count - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(name, ix->nodes->names[ix->order[mid]]);
+        if (!c)
+            return ix->order[mid];
+        if (c < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
+    return -1;
 }
 
 static int parse_grid(json_t *j, audit_record *rec, char *err, size_t n)
@@ -268,18 +306,23 @@ static int parse_placement(json_t *j, audit_record *rec, char *err, size_t n)
     rec->node_of_rank = malloc(sizeof(int32_t) * (count ? count : 1));
     if (!rec->node_of_rank)
         return bad(err, n, "out of memory");
+    struct name_index ix;
+    if (index_build(&ix, &rec->nodes, err, n))
+        return -1;
     int last = -1; /* names repeat in long runs */
     for (size_t r = 0; r < count; r++) {
         json_t *s = json_array_get(pl, r);
-        if (!json_is_string(s))
+        if (!json_is_string(s)) {
+            free(ix.order);
             return bad(err, n, "placement[%zu]: must be a node name", r);
+        }
         const char *name = json_string_value(s);
-        int i = (last >= 0 && !strcmp(rec->nodes.names[last], name)) ? last
-                                                                      : find_node(&rec->nodes, name);
+        int i = (last >= 0 && !strcmp(rec->nodes.names[last], name)) ? last : index_find(&ix, name);
         rec->node_of_rank[r] = i;
         if (i >= 0)
             last = i;
     }
+    free(ix.order);
     rec->placement_count = (int64_t)count;
     return 0;
 }

@@ -211,6 +211,10 @@ edit "$work/ed/root/11.0.json" 'del d["j_max"]'
 run 4 bad-missing 11.0 --record-dir "$work/ed" --no-slurm
 has bad-missing "j_max: missing"
 copy ed
+edit "$work/ed/root/11.0.json" 'd["nodes"][2] = "node1"'
+run 4 bad-duplicate-node 11.0 --record-dir "$work/ed" --no-slurm
+has bad-duplicate-node "nodes[2]: 'node1' listed twice"
+copy ed
 printf '{"job_id": 11,' >"$work/ed/root/11.0.json"
 run 4 bad-json 11.0 --record-dir "$work/ed" --no-slurm
 has bad-json "invalid JSON at line 1"

@@ -11,6 +11,7 @@ packages=(
     openmpi-bin libopenmpi-dev
     python3 util-linux iproute2 procps
     strace clang libclang-rt-14-dev
+    librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG
 )
 
 missing=()

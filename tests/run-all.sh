@@ -48,7 +48,7 @@ run_suite() {
 run_suite unit make -C "$build" check
 # the suites that start their own minicluster, then the sanitized rerun and
 # a short bounded fuzzing of the parsers and the planning path
-for suite in integration injob reliability sanitize; do
+for suite in integration injob audit reliability sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
     run_suite "$suite" "$top/tests/$suite/run.sh"
 done

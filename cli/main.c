@@ -15,7 +15,7 @@ void cli_usage(FILE *out)
           "         ALGORITHM:<d>d:STENCIL such as auto:2d:5pt\n"
           "HOSTLIST Slurm node list, e.g. 'n[01-04]'\n"
           "COUNTS   slots per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
-          "A        auto, hyperplane, strips, kdtree, nodecart, blocked\n"
+          "A        auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
           "--map    draw the placement, one letter per node (small grids)\n"
           "\n"
           "Exit status: 0 ok, 2 bad input, 3 infeasible, 4 system error.\n",

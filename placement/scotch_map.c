@@ -140,16 +140,26 @@ smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int
     }
     verttab[p] = (SCOTCH_Num)na;
 
-    SCOTCH_Graph g;
+    SCOTCH_Graph g, cg;
     SCOTCH_Arch arch;
     SCOTCH_Strat strat;
+    SCOTCH_Context ctx;
     SCOTCH_randomReset();
-    if (SCOTCH_graphInit(&g) || SCOTCH_archInit(&arch) || SCOTCH_stratInit(&strat)) {
+    if (SCOTCH_graphInit(&g) || SCOTCH_graphInit(&cg) || SCOTCH_archInit(&arch) ||
+        SCOTCH_stratInit(&strat) || SCOTCH_contextInit(&ctx)) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: cannot initialise");
         goto out;
     }
     int rc = SCOTCH_graphBuild(&g, 0, (SCOTCH_Num)p, verttab, NULL, NULL, NULL, (SCOTCH_Num)na, edgetab,
                                edlotab);
+    /* one thread, as the placement core runs: the comparison is per core,
+     * and a single thread keeps Scotch's answer reproducible */
+    if (!rc)
+        rc = SCOTCH_contextThreadSpawn(&ctx, 1, NULL);
+    if (!rc)
+        rc = SCOTCH_contextRandomClone(&ctx);
+    if (!rc)
+        rc = SCOTCH_contextBindGraph(&ctx, &g, &cg);
     if (!rc)
         rc = SCOTCH_archCmpltw(&arch, ndense, share);
     /* the default strategy with the balance ratio forced to 0, as
@@ -157,10 +167,12 @@ smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int
     if (!rc)
         rc = SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATDEFAULT, ndense, 0.0);
     if (!rc)
-        rc = SCOTCH_graphMap(&g, &arch, &strat, parttab);
+        rc = SCOTCH_graphMap(&cg, &arch, &strat, parttab);
     SCOTCH_stratExit(&strat);
     SCOTCH_archExit(&arch);
+    SCOTCH_graphExit(&cg);
     SCOTCH_graphExit(&g);
+    SCOTCH_contextExit(&ctx);
     if (rc) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: SCOTCH_graphMap failed (%d)", rc);
         goto out;

@@ -24,7 +24,7 @@ static void plan_usage(FILE *out)
           "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
           "--ranks P         the number of ranks, for specs with automatic dims\n"
           "                  (default: every slot)\n"
-          "--algorithm A     auto, hyperplane, strips, kdtree, nodecart, blocked\n"
+          "--algorithm A     auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
           "                  (default: the spec's)\n"
           "--hostfile FILE   write line r = node of rank r ('-': standard output)\n"
           "--json            one JSON object instead of the summary line\n"
@@ -59,7 +59,8 @@ static void compare_usage(FILE *out)
     fputs("usage: stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                          [--json] [--map]\n"
           "\n"
-          "Puts every algorithm's J_sum and J_max side by side.\n"
+          "Puts every algorithm's J_sum and J_max side by side; when built with\n"
+          "Scotch, Scotch's mapping is the last row, for comparison.\n"
           "\n",
           out);
     fputs(spec_line, out);
@@ -95,7 +96,7 @@ static void draw_usage(FILE *out)
           "                  (with --hostfile, default: the hostfile's nodes in name\n"
           "                  order, each with as many slots as it holds ranks)\n"
           "--ranks P         the number of ranks, for specs with automatic dims\n"
-          "--algorithm A     auto, hyperplane, strips, kdtree, nodecart, blocked\n"
+          "--algorithm A     auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
           "--hostfile FILE   draw this placement: line r = node of rank r ('-': stdin)\n"
           "--svg OUT         where to write the SVG ('-': standard output)\n"
           "--title TEXT      the picture's title\n"
@@ -166,7 +167,7 @@ void cli_usage(FILE *out)
     fputs(spec_line, out);
     fputs("HOSTLIST Slurm node list, e.g. 'n[01-04]'\n"
           "COUNTS   slots per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
-          "A        auto, hyperplane, strips, kdtree, nodecart, blocked\n"
+          "A        auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
           "\n",
           out);
     fputs(exit_line, out);

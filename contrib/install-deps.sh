@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
     build-essential autoconf automake libtool pkg-config
-    libjansson-dev libcmocka-dev libhwloc-dev
+    libjansson-dev libcmocka-dev libhwloc-dev libscotch-dev
     slurm-wlm libslurm-dev munge libpmix-dev
     openmpi-bin libopenmpi-dev
     python3 util-linux iproute2 procps

@@ -3,7 +3,8 @@
 # (contrib/minicluster, 4 nodes x 8 CPUs): steps placed by the stencil_map
 # SPANK plugin, the in-job result of stencil-map-verify beside their audit
 # records, what slurmctld says while a step runs and after, a hand-edited
-# record, a --stencil-map=none step, a fallback, --summary and --svg.
+# record, a --stencil-map=none step, a fallback, steps that never
+# launched (a failed plan, an srun that gave up), --summary and --svg.
 # Builds and installs the tree into a staging prefix outside /tmp, prints
 # "ok NAME" / "FAIL NAME" and "N passed, M failed", and always brings the
 # cluster down.
@@ -321,6 +322,54 @@ t_fallback() {
     mc "$SM" audit --record "$rec" | grep -q "NOT PLACED: fell back" || { fail "text"; return 1; }
 }
 
+# Steps that never launched.  Under on_error=fail a spec of more ranks
+# than the job has slots stops srun before a step exists: the plugin's
+# record has no step id (<job>.nostep-<pid>.json), launched false and the
+# error; audit of the job finds it, reports it failed, exit 5.  A sound
+# plan whose srun then gives up on its own (a gres the job lacks) is
+# reported as not launched, exit 0: not the placement's failure.
+t_not_launched() {
+    mc salloc -N4 -n32 srun --stencil-map="$WORK/big.json" true >out 2>err
+    local rc=$? job
+    cat err
+    [ $rc -ne 0 ] || { fail "srun with 64 ranks on 32 slots succeeded"; return 1; }
+    job=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' err)
+    [ -n "$job" ] || { fail "no job id from salloc"; return 1; }
+    ls "$UREC"/"$job".* || { fail "no record of job $job"; return 1; }
+    ls "$UREC"/"$job".nostep-*.json >/dev/null || { fail "no nostep record"; return 1; }
+    audit_json a.json 5 "$job" || return 1
+    cat a.json
+    local s='d["steps"][0]'
+    [ "$(json_get a.json 'len(d["steps"])')" = 1 ] || { fail "not one step"; return 1; }
+    [ "$(json_get a.json "$s[\"status\"]")" = failed ] || { fail "status not failed"; return 1; }
+    [ "$(json_get a.json "$s[\"step_id\"]")" = null ] || { fail "step_id not null"; return 1; }
+    [ "$(json_get a.json "$s[\"launched\"]")" = false ] || { fail "launched not false"; return 1; }
+    [ "$(json_get a.json "$s[\"algorithm\"][\"used\"]")" = null ] || { fail "algorithm used"; return 1; }
+    json_get a.json "$s[\"error\"]" | grep -q "infeasible: 64 ranks but only 32 slots on 4 nodes" ||
+        { fail "error not reported"; return 1; }
+    grep -q "audit: job $job, no step id (.*): failed: not launched: the plugin stopped the step: infeasible" a.json.err ||
+        { fail "no reason on stderr"; return 1; }
+    mc "$SM" audit "$job" >a.txt
+    [ $? -eq 5 ] || { fail "text audit: exit not 5"; cat a.txt; return 1; }
+    cat a.txt
+    grep -q "^job $job, no step id: FAILED: not launched, the plugin stopped the step" a.txt ||
+        { fail "text headline"; return 1; }
+    grep -q "launched *no: infeasible" a.txt || { fail "text: launched line"; return 1; }
+    # a placed step that srun abandoned
+    mc salloc -N4 -n32 srun --stencil-map="$SPEC" --gres=gpu:1 true >out 2>err
+    rc=$?
+    cat err
+    [ $rc -ne 0 ] || { fail "srun with --gres=gpu:1 succeeded"; return 1; }
+    job=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' err)
+    audit_json b.json 0 "$job" || return 1
+    cat b.json
+    [ "$(json_get b.json "$s[\"status\"]")" = "not launched" ] || { fail "status not 'not launched'"; return 1; }
+    [ "$(json_get b.json "$s[\"placed\"]")" = true ] || { fail "the plan is not in the record"; return 1; }
+    json_get b.json "$s[\"error\"]" | grep -q "srun exited before launching" || { fail "error"; return 1; }
+    mc "$SM" audit "$job" | grep -q "NOT LAUNCHED: srun exited before the step was created" ||
+        { fail "text headline"; return 1; }
+}
+
 # --summary over the record directory, against totals computed here from
 # the records themselves
 t_summary() {
@@ -332,25 +381,34 @@ import glob, json, os, sys
 recs = [json.load(open(p)) for p in glob.glob(os.path.join(sys.argv[1], "*", "*.json"))
         if not p.endswith(".verify.json")]
 s = json.load(open(sys.argv[2]))
-placed = [r for r in recs if r["fallback"] is None]
+# what each record is, from its fields (stencil_map(8), FILES)
+launched = [r for r in recs if r.get("launched", True)]
+placed = [r for r in launched if r["fallback"] is None and r["algorithm_used"] is not None]
+unlaunched = [r for r in recs if not r.get("launched", True)]
+stopped = [r for r in unlaunched if r["algorithm_used"] is None or r["step_id"] is not None]
 want = {
     "steps": len(recs),
     "placed": len(placed),
-    "fallbacks": sum(r["fallback"] is not None for r in recs),
+    "fallbacks": sum(r["fallback"] is not None for r in launched),
+    "failed": len(stopped),
+    "not_launched": len(unlaunched) - len(stopped),
     "by_algorithm": {},
     "saved": sum(r["blocked_j_sum"] - r["j_sum"] for r in placed),
 }
 for r in placed:
     want["by_algorithm"][r["algorithm_used"]] = want["by_algorithm"].get(r["algorithm_used"], 0) + 1
 got = {"steps": s["steps"], "placed": s["placed"], "fallbacks": s["fallbacks"],
+       "failed": s["failed"], "not_launched": s["not_launched"],
        "by_algorithm": s["by_algorithm"], "saved": s["inter_node_edges"]["saved"]}
 print("expected", want)
 print("got     ", got)
-sys.exit(got != want or want["saved"] <= 0 or want["fallbacks"] < 1)
+sys.exit(got != want or want["saved"] <= 0 or want["fallbacks"] < 1 or want["failed"] < 1 or
+         want["not_launched"] < 1)
 PY
     mc "$SM" audit --summary >s.txt || { fail "text summary"; return 1; }
     cat s.txt
     grep -q "^fallbacks to blocked: [1-9]" s.txt || { fail "no fallbacks line"; return 1; }
+    grep -q "^failed before launch: [1-9]" s.txt || { fail "no failures line"; return 1; }
     # a damaged record makes the summary fail and name it
     cp -r "$RECORDS" "$WORK/records-bad"
     echo '{"job_id": 1' >"$WORK/records-bad/$USER_NAME/999.0.json"
@@ -396,6 +454,7 @@ echo '{"grid": {"dims": [4, 8]}, "stencil": "5pt", "algorithm": "hyperplane"}' >
 SPEC16=$WORK/spec-hyperplane-4x4-5pt.json
 echo '{"grid": {"dims": [4, 4]}, "stencil": "5pt", "algorithm": "hyperplane"}' >"$SPEC16"
 echo '{"grid": {"dims": [4, 8]}, "stencil": "5pt",}' >"$WORK/bad.json"
+echo '{"grid": {"dims": [8, 8]}, "stencil": "5pt", "algorithm": "hyperplane"}' >"$WORK/big.json"
 
 if [ "${AUDIT_SKIP_BUILD:-0}" != 1 ]; then
     SMC_BUILD_ROOT=$ROOT "$TOP/tests/integration/build.sh" "$PREFIX" ||
@@ -415,6 +474,7 @@ run_test none-step-not-placed t_none
 run_test hand-edited-record-inconsistent t_hand_edited
 run_test running-steps-slurm-checks t_running
 run_test fallback-record t_fallback
+run_test not-launched-steps t_not_launched
 run_test summary-over-directory t_summary
 run_test audit-svg t_svg
 cluster_down

@@ -452,8 +452,8 @@ bool audit_plugin_stopped(const audit_record *rec)
  *                   step's task count disagreed with the plan (a step id,
  *                   but not launched);
  *   "not launched"  srun exited on its own before the step existed (a
- *                   plan was made or fell back; no step id): srun's error,
- *                   not a failure of the placement. */
+ *                   plan was made or fell back; no step id): srun's own
+ *                   error, which the record does not hold, not the plugin's. */
 static void check_launch_record(const audit_record *rec, json_t *res)
 {
     json_object_set_new(res, "launched", json_boolean(rec->launched));

@@ -1,7 +1,9 @@
 /* Socket counts from Slurm's node records.  In Slurm 22.05 a node record's
- * `sockets` is the node's total (slurm.h: "total number of sockets per
- * node"; slurm.conf's Sockets, or Boards x SocketsPerBoard), so it is used
- * as it is.  Nodes Slurm does not answer for stay 0 (unknown). */
+ * `sockets` is already the node's total (slurm.h: "total number of sockets
+ * per node"): a node configured Boards=2 SocketsPerBoard=1 reports
+ * sockets 2, boards 2 (checked on the minicluster with scontrol show node),
+ * so it is used as it is; multiplying by boards would count twice.  Nodes
+ * Slurm does not answer for stay 0 (unknown). */
 #include <stdio.h>
 #include <string.h>
 

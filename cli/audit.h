@@ -12,14 +12,22 @@
 #include <stencilmap/placement.h>
 
 /* Exit status of `stencil-map audit`; over several steps the worst wins,
- * in the order unreadable > inconsistent > missing > ok. */
+ * in the order unreadable > inconsistent > failed > missing > ok. */
 enum {
     AUDIT_OK = 0,
     AUDIT_INCONSISTENT = 1, /* figures, launch or in-job result disagree */
     AUDIT_USAGE = 2,
     AUDIT_MISSING = 3,    /* no record: the step was not placed, or it is gone */
-    AUDIT_UNREADABLE = 4  /* a record or its verification cannot be read */
+    AUDIT_UNREADABLE = 4, /* a record or its verification cannot be read */
+    AUDIT_FAILED = 5      /* the plugin stopped a step before its launch */
 };
+
+/* What a record says the plugin did (spank_plugin/record.c). */
+typedef enum {
+    AUDIT_KIND_PLACED,   /* a plan: grid, stencil, figures and placement */
+    AUDIT_KIND_FALLBACK, /* on_error=blocked: Slurm's block layout, and why */
+    AUDIT_KIND_NOTHING   /* algorithm_used null: the plan failed, nothing placed */
+} audit_kind;
 
 /* The in-job verification "<record minus .json>.verify.json". */
 typedef struct {
@@ -45,14 +53,20 @@ typedef struct {
     char *path;
     char error[512];       /* set when unreadable */
     json_t *json;
-    int64_t job_id, step_id;
+    int64_t job_id, step_id; /* step_id -1: null, the step was never created */
     char user[256];
     char time[64];
     char spec[1024];
     char spec_source[64];
     smp_nodes nodes;       /* names and slots as recorded */
-    bool placed;           /* false: a fallback record (launched blocked) */
+    audit_kind kind;
+    bool placed;           /* kind == AUDIT_KIND_PLACED */
     char fallback[640];    /* the fallback's reason */
+    /* Records written before the plugin recorded unlaunched steps have no
+     * "launched": they were all written for launched steps. */
+    bool launched;
+    char launch_error[1024]; /* "error": why it failed, fell back or never launched */
+    double plugin_ms, plugin_cpu_ms, alloc_check_ms; /* -1: not recorded */
     char alg_requested[32], alg_override[32], alg_used[32];
     int64_t ranks;
     smp_grid grid;
@@ -80,6 +94,9 @@ void audit_verify_free(audit_verify *v);
  * message; source says where the directory came from. */
 int audit_record_dir(const char *opt, char *out, size_t n, char *source, size_t sn, char *msg,
                      size_t mn);
+/* The step of <job>.nostep-<pid>.json records, sorted after a job's steps. */
+#define AUDIT_NO_STEP INT64_MAX
+
 typedef struct {
     char **paths;       /* sorted by job, step */
     int count;
@@ -129,6 +146,9 @@ typedef struct {
 json_t *audit_check_record(const char *path, const audit_options *opt, audit_record *rec);
 /* A step (or job, step < 0) without a record. */
 json_t *audit_not_placed(int64_t job, int64_t step, const char *dir, const audit_options *opt);
+/* The record is of a step the plugin kept from launching (a failed plan
+ * or check, under on_error=fail), not of one srun abandoned on its own. */
+bool audit_plugin_stopped(const audit_record *rec);
 /* The exit status a step's "status" stands for. */
 int audit_status_exit(const char *status);
 int audit_worse(int a, int b);

@@ -41,14 +41,16 @@ int audit_status_exit(const char *status)
         return AUDIT_INCONSISTENT;
     if (!strcmp(status, "not placed"))
         return AUDIT_MISSING;
-    return AUDIT_OK;
+    if (!strcmp(status, "failed"))
+        return AUDIT_FAILED;
+    return AUDIT_OK; /* ok, fallback, not launched */
 }
 
 int audit_worse(int a, int b)
 {
-    /* severity by exit code: ok 0, usage 4, missing 1, inconsistent 2,
-     * unreadable 3 */
-    static const int severity[] = {0, 2, 4, 1, 3};
+    /* severity by exit code: ok 0, missing 1, failed 2, inconsistent 3,
+     * unreadable 4, usage 5 */
+    static const int severity[] = {0, 3, 5, 1, 4, 2};
     return severity[b] > severity[a] ? b : a;
 }
 
@@ -63,15 +65,26 @@ static json_t *check(const char *source, const char *level, bool ok, const char 
                      ok ? "matches" : "differs", "detail", detail);
 }
 
-/* the file name <job>.<step>[.k].json and the directory <user> */
+/* the file name <job>.<step>[.k].json, or <job>.nostep-<pid>[.k].json for
+ * a step without an id, and the directory <user> */
 static void check_names(const audit_record *rec, json_t *res, bool in_record_dir)
 {
     const char *slash = strrchr(rec->path, '/');
     const char *base = slash ? slash + 1 : rec->path;
     long long j, s;
-    if (sscanf(base, "%lld.%lld.", &j, &s) == 2 && (j != rec->job_id || s != rec->step_id))
-        problem(res, "inconsistent", "the file name says step %lld.%lld, the record %lld.%lld", j,
-                s, (long long)rec->job_id, (long long)rec->step_id);
+    int pos = 0;
+    if (sscanf(base, "%lld.nostep-%n", &j, &pos) == 1 && pos > 0) {
+        if (j != rec->job_id || rec->step_id >= 0)
+            problem(res, "inconsistent", "the file name says job %lld without a step id, the record "
+                    "%lld.%lld", j, (long long)rec->job_id, (long long)rec->step_id);
+    } else if (sscanf(base, "%lld.%lld.", &j, &s) == 2 && (j != rec->job_id || s != rec->step_id)) {
+        if (rec->step_id < 0)
+            problem(res, "inconsistent", "the file name says step %lld.%lld, the record job %lld "
+                    "without a step id", j, s, (long long)rec->job_id);
+        else
+            problem(res, "inconsistent", "the file name says step %lld.%lld, the record %lld.%lld",
+                    j, s, (long long)rec->job_id, (long long)rec->step_id);
+    }
     if (in_record_dir && slash) {
         const char *d = slash;
         while (d > rec->path && d[-1] != '/')
@@ -338,7 +351,8 @@ static void check_verify(const audit_record *rec, json_t *res, json_t *checks, j
     const audit_verify *v = &rec->verify;
     if (!v->present) {
         json_object_set_new(res, "verify", json_null());
-        json_array_append_new(unchecked,
+        if (rec->launched) /* else no step ran that could have written one */
+            json_array_append_new(unchecked,
                               json_string("in-job result: none (no stencil-map-verify step wrote "
                                           "<record>.verify.json)"));
         return;
@@ -356,6 +370,9 @@ static void check_verify(const audit_record *rec, json_t *res, json_t *checks, j
                                             ? pair(v->observed_j_sum, v->observed_j_max)
                                             : json_null());
     json_object_set_new(res, "verify", vj);
+    if (!rec->launched)
+        problem(res, "inconsistent", "an in-job result exists, but the record says the step was "
+                "never launched");
     if ((v->job_id >= 0 && v->job_id != rec->job_id) ||
         (v->step_id >= 0 && v->step_id != rec->step_id))
         problem(res, "inconsistent", "the in-job result is of step %lld.%lld, the record of %lld.%lld",
@@ -367,7 +384,7 @@ static void check_verify(const audit_record *rec, json_t *res, json_t *checks, j
         json_array_append_new(unchecked, json_string(buf));
         return;
     }
-    if (!rec->placed)
+    if (!rec->placed || !rec->launched)
         return;
     if (v->ranks != rec->ranks)
         problem(res, "inconsistent", "the job had %lld ranks, the record %lld", (long long)v->ranks,
@@ -398,9 +415,9 @@ static void set_common(json_t *res, const audit_record *rec)
                         rec->spec_source[0] ? json_string(rec->spec_source) : json_null());
     json_object_set_new(
         res, "algorithm",
-        json_pack("{s:s?,s:s?,s:s}", "requested", rec->alg_requested[0] ? rec->alg_requested : NULL,
+        json_pack("{s:s?,s:s?,s:s?}", "requested", rec->alg_requested[0] ? rec->alg_requested : NULL,
                   "override", rec->alg_override[0] ? rec->alg_override : NULL, "used",
-                  rec->alg_used));
+                  rec->alg_used[0] ? rec->alg_used : NULL));
     json_object_set_new(res, "nodes", json_deep_copy(json_object_get(rec->json, "nodes")));
     json_object_set_new(res, "slots", json_deep_copy(json_object_get(rec->json, "slots")));
 }
@@ -419,6 +436,60 @@ static void set_placed(json_t *res, const audit_record *rec)
     json_object_set_new(res, "saved", json_integer(rec->blocked_j_sum - rec->j_sum));
 }
 
+bool audit_plugin_stopped(const audit_record *rec)
+{
+    /* spank_plugin/stencil_map.c: a failed plan is recorded with no step
+     * id and nothing placed; a refused launch (task count) with the step's
+     * id; srun's own exit before the step existed, with no id after a
+     * plan or a fallback */
+    return !rec->launched && (rec->kind == AUDIT_KIND_NOTHING || rec->step_id >= 0);
+}
+
+/* launched, error and the plugin's timings; the status of a step that
+ * never launched:
+ *   "failed"        the plugin stopped it: its plan or allocation check
+ *                   failed (on_error=fail; algorithm_used null), or the
+ *                   step's task count disagreed with the plan (a step id,
+ *                   but not launched);
+ *   "not launched"  srun exited on its own before the step existed (a
+ *                   plan was made or fell back; no step id): srun's own
+ *                   error, which the record does not hold, not the plugin's. */
+static void check_launch_record(const audit_record *rec, json_t *res)
+{
+    json_object_set_new(res, "launched", json_boolean(rec->launched));
+    json_object_set_new(res, "error", rec->launch_error[0] ? json_string(rec->launch_error)
+                                                           : json_null());
+    if (rec->plugin_ms >= 0 || rec->plugin_cpu_ms >= 0 || rec->alloc_check_ms >= 0) {
+        json_t *t = json_object();
+        if (rec->plugin_ms >= 0)
+            json_object_set_new(t, "plugin_ms", json_real(rec->plugin_ms));
+        if (rec->plugin_cpu_ms >= 0)
+            json_object_set_new(t, "plugin_cpu_ms", json_real(rec->plugin_cpu_ms));
+        if (rec->alloc_check_ms >= 0)
+            json_object_set_new(t, "alloc_check_ms", json_real(rec->alloc_check_ms));
+        json_object_set_new(res, "timing", t);
+    }
+    if (rec->kind == AUDIT_KIND_FALLBACK && strcmp(rec->alg_used, "blocked"))
+        problem(res, "inconsistent", "the record fell back to blocked, but algorithm_used is '%s'",
+                rec->alg_used[0] ? rec->alg_used : "null");
+    if (rec->launched) {
+        if (rec->kind == AUDIT_KIND_NOTHING)
+            problem(res, "inconsistent", "launched is true, but nothing was placed "
+                    "(algorithm_used null) and it did not fall back");
+        if (rec->step_id < 0)
+            problem(res, "inconsistent", "launched is true, but step_id is null");
+        return;
+    }
+    if (!rec->launch_error[0])
+        problem(res, "inconsistent", "launched is false, but error is null: the record does not "
+                "say why");
+    const char *why = rec->launch_error[0] ? rec->launch_error : "reason not recorded";
+    if (audit_plugin_stopped(rec))
+        problem(res, "failed", "not launched: the plugin stopped the step: %s", why);
+    else if (!strcmp(status_of(res), "ok") || !strcmp(status_of(res), "fallback"))
+        json_object_set_new(res, "status", json_string("not launched"));
+}
+
 json_t *audit_check_record(const char *path, const audit_options *opt, audit_record *rec)
 {
     json_t *res = json_pack("{s:s,s:s,s:[]}", "record", path, "status", "ok", "problems");
@@ -430,13 +501,15 @@ json_t *audit_check_record(const char *path, const audit_options *opt, audit_rec
         return res;
     }
     json_object_set_new(res, "job_id", json_integer(rec->job_id));
-    json_object_set_new(res, "step_id", json_integer(rec->step_id));
+    json_object_set_new(res, "step_id", rec->step_id >= 0 ? json_integer(rec->step_id) : json_null());
     set_common(res, rec);
     check_names(rec, res, opt->in_record_dir);
     json_object_set_new(res, "placed", json_boolean(rec->placed));
-    json_object_set_new(res, "fallback", rec->placed ? json_null() : json_string(rec->fallback));
-    if (!rec->placed && !strcmp(status_of(res), "ok"))
+    json_object_set_new(res, "fallback", rec->kind == AUDIT_KIND_FALLBACK ? json_string(rec->fallback)
+                                                                          : json_null());
+    if (rec->kind == AUDIT_KIND_FALLBACK && !strcmp(status_of(res), "ok"))
         json_object_set_new(res, "status", json_string("fallback"));
+    check_launch_record(rec, res);
     if (rec->placed) {
         set_placed(res, rec);
         if (check_shape(rec, res))
@@ -445,6 +518,17 @@ json_t *audit_check_record(const char *path, const audit_options *opt, audit_rec
 
     json_t *checks = json_array(), *unchecked = json_array();
     check_verify(rec, res, checks, unchecked);
+    if (!rec->launched) {
+        /* nothing ran: no launch to compare, and Slurm knows no such step */
+        json_array_append_new(unchecked, json_string("where the ranks ran: the step was never "
+                                                     "launched"));
+        if (opt->launched)
+            json_array_append_new(unchecked, json_string("--launched FILE not compared: the step "
+                                                         "was never launched"));
+        json_object_set_new(res, "launch", json_pack("{s:s,s:o,s:o}", "result", "not launched",
+                                                     "checks", checks, "not_checked", unchecked));
+        return res;
+    }
     if (rec->placed && opt->launched) {
         char **obs = NULL, msg[800];
         int64_t n = 0;

@@ -53,6 +53,10 @@ static const char *headline(const char *status)
         return "placed, consistent";
     if (!strcmp(status, "fallback"))
         return "NOT PLACED: fell back to Slurm's block distribution";
+    if (!strcmp(status, "failed"))
+        return "FAILED: not launched, the plugin stopped the step";
+    if (!strcmp(status, "not launched"))
+        return "NOT LAUNCHED: srun exited before the step was created";
     if (!strcmp(status, "not placed"))
         return "NOT PLACED: no audit record";
     if (!strcmp(status, "inconsistent"))
@@ -148,6 +152,31 @@ static void print_launch(FILE *out, json_t *r)
         fprintf(out, LABEL "%s\n", i ? "" : "not checked", json_string_value(c));
 }
 
+/* launched or not, and what the plugin cost srun */
+static void print_launched(FILE *out, json_t *r)
+{
+    if (json_is_false(json_object_get(r, "launched")))
+        fprintf(out, LABEL "no: %s\n", "launched",
+                json_is_string(json_object_get(r, "error")) ? str(r, "error") : "reason not recorded");
+    json_t *t = json_object_get(r, "timing");
+    if (!t)
+        return;
+    fprintf(out, LABEL, "plugin");
+    const char *sep = "";
+    if (json_object_get(t, "plugin_ms")) {
+        fprintf(out, "%.1f ms in srun", json_number_value(json_object_get(t, "plugin_ms")));
+        sep = ", ";
+    }
+    if (json_object_get(t, "plugin_cpu_ms")) {
+        fprintf(out, "%s%.1f ms CPU", sep, json_number_value(json_object_get(t, "plugin_cpu_ms")));
+        sep = ", ";
+    }
+    if (json_object_get(t, "alloc_check_ms"))
+        fprintf(out, "%sallocation check %.1f ms", sep,
+                json_number_value(json_object_get(t, "alloc_check_ms")));
+    fputc('\n', out);
+}
+
 void audit_print_step(FILE *out, json_t *r)
 {
     const char *status = str(r, "status");
@@ -155,6 +184,8 @@ void audit_print_step(FILE *out, json_t *r)
     if (json_is_integer(step))
         fprintf(out, "step %lld.%lld: ", (long long)json_integer_value(job),
                 (long long)json_integer_value(step));
+    else if (json_is_integer(job) && json_is_string(json_object_get(r, "user")))
+        fprintf(out, "job %lld, no step id: ", (long long)json_integer_value(job));
     else if (json_is_integer(job))
         fprintf(out, "job %lld: ", (long long)json_integer_value(job));
     else
@@ -171,7 +202,8 @@ void audit_print_step(FILE *out, json_t *r)
     } else if (json_is_string(json_object_get(r, "user"))) {
         json_t *alg = json_object_get(r, "algorithm");
         fprintf(out, LABEL "%s (%s)\n", "spec", str(r, "spec"), source_words(str(r, "spec_source")));
-        fprintf(out, LABEL "%s", "algorithm", str(alg, "used"));
+        fprintf(out, LABEL "%s", "algorithm",
+                json_is_string(json_object_get(alg, "used")) ? str(alg, "used") : "none used");
         if (json_is_string(json_object_get(alg, "requested")))
             fprintf(out, " (requested %s)", str(alg, "requested"));
         if (json_is_string(json_object_get(alg, "override")))
@@ -184,9 +216,13 @@ void audit_print_step(FILE *out, json_t *r)
         fputs(")\n", out);
         if (json_is_true(json_object_get(r, "placed")))
             print_figures(out, r);
-        else
+        else if (json_is_string(json_object_get(r, "fallback")))
             fprintf(out, LABEL "%s\n", "reason", str(r, "fallback"));
-        print_verify(out, r);
+        else
+            fprintf(out, LABEL "%s\n", "placement", "none: the plan failed");
+        print_launched(out, r);
+        if (!json_is_false(json_object_get(r, "launched")) || json_is_object(json_object_get(r, "verify")))
+            print_verify(out, r);
         print_launch(out, r);
     }
     size_t i;

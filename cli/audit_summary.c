@@ -1,15 +1,22 @@
 /* stencil-map audit --summary: what the placement did for a site, over a
  * record directory: steps placed, by algorithm, inter-node edges saved
  * against Slurm's block layout, in-job results, fallbacks and failures.
- * Slurm is not asked (a site's history is long gone from slurmctld). */
+ * Each record counts once: placed (launched with its plan), fallback
+ * (launched blocked), failed (the plugin stopped it before launch) or not
+ * launched (srun exited first); only launched placements count as placed
+ * and in the edges saved.  Opt-outs (--stencil-map=none, no spec) leave
+ * no record and cannot be counted here.  Slurm is not asked (a site's
+ * history is long gone from slurmctld). */
 #include <string.h>
 
 #include "audit.h"
 
 struct totals {
-    long long steps, placed, fallbacks, jsum, bsum, v_agree, v_disagree, v_error, v_none;
+    long long steps, placed, fallbacks, failed, not_launched, jsum, bsum, v_agree, v_disagree,
+        v_error, v_none;
     long long by_alg[SMP_ALG_COUNT + 1];
-    json_t *fallbacks_list, *unreadable, *inconsistent, *jobs, *users;
+    json_t *fallbacks_list, *failed_list, *not_launched_list, *unreadable, *inconsistent, *jobs,
+        *users;
 };
 
 static void count_record(struct totals *t, const char *path, json_t *r, const audit_record *rec)
@@ -26,10 +33,25 @@ static void count_record(struct totals *t, const char *path, json_t *r, const au
     snprintf(key, sizeof(key), "%lld", (long long)rec->job_id);
     json_object_set_new(t->jobs, key, json_true());
     json_object_set_new(t->users, rec->user, json_true());
-    if (!rec->placed) {
-        t->fallbacks++;
-        json_array_append_new(t->fallbacks_list,
-                              json_pack("{s:s,s:s}", "record", path, "reason", rec->fallback));
+    const char *err = rec->launch_error[0] ? rec->launch_error : "reason not recorded";
+    if (!rec->launched) {
+        bool failed = audit_plugin_stopped(rec);
+        if (failed)
+            t->failed++;
+        else
+            t->not_launched++;
+        json_array_append_new(failed ? t->failed_list : t->not_launched_list,
+                              json_pack("{s:s,s:s}", "record", path, "error", err));
+        return;
+    }
+    if (rec->kind != AUDIT_KIND_PLACED) {
+        /* a launched record without a plan is a fallback, or inconsistent
+         * (listed above) */
+        if (rec->kind == AUDIT_KIND_FALLBACK) {
+            t->fallbacks++;
+            json_array_append_new(t->fallbacks_list,
+                                  json_pack("{s:s,s:s}", "record", path, "reason", rec->fallback));
+        }
         return;
     }
     t->placed++;
@@ -92,7 +114,16 @@ static void print_text(const struct totals *t, const audit_found *found, const c
     json_array_foreach(t->fallbacks_list, i, x)
         printf("  %s: %s\n", json_string_value(json_object_get(x, "record")),
                json_string_value(json_object_get(x, "reason")));
-    printf("failures: %zu unreadable, %zu inconsistent records\n", json_array_size(t->unreadable),
+    printf("failed before launch: %lld (the plugin stopped the step)\n", t->failed);
+    json_array_foreach(t->failed_list, i, x)
+        printf("  %s: %s\n", json_string_value(json_object_get(x, "record")),
+               json_string_value(json_object_get(x, "error")));
+    printf("not launched: %lld (srun exited before the step was created)\n", t->not_launched);
+    json_array_foreach(t->not_launched_list, i, x)
+        printf("  %s: %s\n", json_string_value(json_object_get(x, "record")),
+               json_string_value(json_object_get(x, "error")));
+    printf("opt-outs (--stencil-map=none, no spec): not counted, the plugin leaves no record\n");
+    printf("bad records: %zu unreadable, %zu inconsistent\n", json_array_size(t->unreadable),
            json_array_size(t->inconsistent));
     for (int w = 0; w < 2; w++)
         json_array_foreach(w ? t->inconsistent : t->unreadable, i, x)
@@ -110,6 +141,8 @@ int audit_summary(const audit_found *found, const char *dir, bool json)
     struct totals t;
     memset(&t, 0, sizeof(t));
     t.fallbacks_list = json_array();
+    t.failed_list = json_array();
+    t.not_launched_list = json_array();
     t.unreadable = json_array();
     t.inconsistent = json_array();
     t.jobs = json_object();
@@ -119,14 +152,18 @@ int audit_summary(const audit_found *found, const char *dir, bool json)
     for (int i = 0; i < found->count; i++) {
         audit_record rec;
         json_t *r = audit_check_record(found->paths[i], &opt, &rec);
-        rc = audit_worse(rc, audit_status_exit(json_string_value(json_object_get(r, "status"))));
+        /* failed steps are the site's history, counted; only records that
+         * cannot be trusted make the summary fail */
+        int e = audit_status_exit(json_string_value(json_object_get(r, "status")));
+        rc = audit_worse(rc, e == AUDIT_FAILED ? AUDIT_OK : e);
         count_record(&t, found->paths[i], r, &rec);
         json_decref(r);
         audit_record_free(&rec);
     }
     if (json) {
         json_t *j = json_pack(
-            "{s:s,s:I,s:I,s:I,s:i,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I},s:I,s:O,s:O,s:O,s:i}",
+            "{s:s,s:I,s:I,s:I,s:i,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I},s:I,s:O,s:I,s:O,s:I,"
+            "s:O,s:O,s:O,s:i}",
             "record_dir", dir, "steps", (json_int_t)t.steps, "jobs",
             (json_int_t)json_object_size(t.jobs), "users", (json_int_t)json_object_size(t.users),
             "unreadable_user_dirs", found->skipped_dirs, "placed", (json_int_t)t.placed,
@@ -134,7 +171,9 @@ int audit_summary(const audit_found *found, const char *dir, bool json)
             "blocked", (json_int_t)t.bsum, "saved", (json_int_t)(t.bsum - t.jsum), "in_job",
             "agree", (json_int_t)t.v_agree, "disagree", (json_int_t)t.v_disagree, "failed",
             (json_int_t)t.v_error, "none", (json_int_t)t.v_none, "fallbacks",
-            (json_int_t)t.fallbacks, "fallback_reasons", t.fallbacks_list, "unreadable",
+            (json_int_t)t.fallbacks, "fallback_reasons", t.fallbacks_list, "failed",
+            (json_int_t)t.failed, "failures", t.failed_list, "not_launched",
+            (json_int_t)t.not_launched, "not_launched_reasons", t.not_launched_list, "unreadable",
             t.unreadable, "inconsistent", t.inconsistent, "exit", rc);
         json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);
@@ -143,6 +182,8 @@ int audit_summary(const audit_found *found, const char *dir, bool json)
         print_text(&t, found, dir);
     }
     json_decref(t.fallbacks_list);
+    json_decref(t.failed_list);
+    json_decref(t.not_launched_list);
     json_decref(t.unreadable);
     json_decref(t.inconsistent);
     json_decref(t.jobs);

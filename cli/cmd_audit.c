@@ -123,9 +123,13 @@ static int draw(const char *path, const audit_record *rec)
                  &bl, &err))
         bl.node_of_rank = NULL; /* drawn alone */
     char title[1400], label[96];
-    snprintf(title, sizeof(title), "step %lld.%lld of %.200s (%s): %.900s", (long long)rec->job_id,
-             (long long)rec->step_id, rec->user, rec->time, rec->spec);
-    snprintf(label, sizeof(label), "as launched: %s", rec->alg_used);
+    char step[32] = "(no step id)";
+    if (rec->step_id >= 0)
+        snprintf(step, sizeof(step), "%lld", (long long)rec->step_id);
+    snprintf(title, sizeof(title), "step %lld.%s of %.200s (%s): %.900s", (long long)rec->job_id,
+             step, rec->user, rec->time, rec->spec);
+    snprintf(label, sizeof(label), "%s: %s", rec->launched ? "as launched" : "planned, never launched",
+             rec->alg_used);
     svg_input in = {.title = title,
                     .grid = &rec->grid,
                     .stencil = &rec->stencil,
@@ -149,7 +153,10 @@ static void add_unrecorded_steps(struct audit_args *a, const audit_found *found,
         size_t k;
         json_t *s;
         json_array_foreach(steps, k, s)
-            seen |= json_integer_value(json_object_get(s, "step_id")) == running[i];
+        {
+            json_t *id = json_object_get(s, "step_id"); /* null: a step never created */
+            seen |= json_is_integer(id) && json_integer_value(id) == running[i];
+        }
         if (!seen) {
             json_array_append_new(steps, audit_not_placed(a->job, running[i], dir, &a->opt));
             *rc = audit_worse(*rc, AUDIT_MISSING);
@@ -268,6 +275,10 @@ int cmd_audit(int argc, char **argv)
                 snprintf(id, sizeof(id), "step %lld.%lld",
                          (long long)json_integer_value(json_object_get(s, "job_id")),
                          (long long)json_integer_value(step));
+            else if (json_is_string(json_object_get(s, "record")))
+                snprintf(id, sizeof(id), "job %lld, no step id (%.4000s)",
+                         (long long)json_integer_value(json_object_get(s, "job_id")),
+                         json_string_value(json_object_get(s, "record")));
             else
                 snprintf(id, sizeof(id), "job %lld",
                          (long long)json_integer_value(json_object_get(s, "job_id")));

@@ -160,7 +160,9 @@ int audit_parse_since(const char *arg, char *out, size_t n)
     return 0;
 }
 
-/* <job>.<step>.json or <job>.<step>.<k>.json, not *.verify.json */
+/* <job>.<step>.json or <job>.<step>.<k>.json, and the records of steps that
+ * never got a step id, <job>.nostep-<pid>[.<k>].json (step AUDIT_NO_STEP);
+ * not *.verify.json */
 static int name_ids(const char *name, int64_t *job, int64_t *step)
 {
     if (name[0] == '.')
@@ -171,9 +173,21 @@ static int name_ids(const char *name, int64_t *job, int64_t *step)
     char *end;
     errno = 0;
     long long j = strtoll(name, &end, 10);
-    if (errno || end == name || *end != '.')
+    if (errno || end == name || *end != '.' || !isdigit((unsigned char)name[0]))
         return -1;
     const char *p = end + 1;
+    if (!strncmp(p, "nostep-", 7)) {
+        if (!isdigit((unsigned char)p[7]))
+            return -1;
+        strtoll(p + 7, &end, 10);
+        if (errno || *end != '.')
+            return -1;
+        *job = j;
+        *step = AUDIT_NO_STEP;
+        return 0;
+    }
+    if (!isdigit((unsigned char)*p))
+        return -1;
     long long s = strtoll(p, &end, 10);
     if (errno || end == p || *end != '.')
         return -1;
@@ -221,6 +235,7 @@ static int add_user_dir(const char *udir, int64_t job, int64_t step, const char 
         int64_t j, s;
         if (name_ids(e->d_name, &j, &s))
             continue;
+        /* JOBID alone finds the job's records without a step id too */
         if ((job >= 0 && j != job) || (step >= 0 && s != step))
             continue;
         size_t len = strlen(udir) + strlen(e->d_name) + 2;

@@ -327,10 +327,44 @@ static int parse_placement(json_t *j, audit_record *rec, char *err, size_t n)
     return 0;
 }
 
+/* A duration in milliseconds; absent or null is -1 (older records). */
+static int get_ms(json_t *o, const char *key, double *v, char *err, size_t n)
+{
+    json_t *x = json_object_get(o, key);
+    *v = -1;
+    if (!x || json_is_null(x))
+        return 0;
+    if (!json_is_number(x) || !(json_number_value(x) >= 0) || json_number_value(x) > 1e12)
+        return bad(err, n, "%s: must be a non-negative number of milliseconds or null", key);
+    *v = json_number_value(x);
+    return 0;
+}
+
+/* launched, error and the plugin's timings */
+static int parse_launch(json_t *j, audit_record *rec, char *err, size_t n)
+{
+    json_t *l = json_object_get(j, "launched");
+    if (l && !json_is_boolean(l))
+        return bad(err, n, "launched: must be true or false");
+    rec->launched = !l || json_is_true(l);
+    json_t *e = json_object_get(j, "error");
+    if (e && !json_is_null(e)) {
+        if (!json_is_string(e))
+            return bad(err, n, "error: must be a string or null");
+        if (get_str(j, "error", true, rec->launch_error, sizeof(rec->launch_error), err, n))
+            return -1;
+    }
+    return get_ms(j, "plugin_ms", &rec->plugin_ms, err, n) ||
+                   get_ms(j, "plugin_cpu_ms", &rec->plugin_cpu_ms, err, n) ||
+                   get_ms(j, "alloc_check_ms", &rec->alloc_check_ms, err, n)
+               ? -1
+               : 0;
+}
+
 static int parse(json_t *j, audit_record *rec, char *err, size_t n)
 {
     if (get_int(j, "", "job_id", false, &rec->job_id, err, n) ||
-        get_int(j, "", "step_id", false, &rec->step_id, err, n) ||
+        get_int(j, "", "step_id", true, &rec->step_id, err, n) ||
         get_str(j, "user", false, rec->user, sizeof(rec->user), err, n) ||
         get_str(j, "time", false, rec->time, sizeof(rec->time), err, n) ||
         get_str(j, "spec", true, rec->spec, sizeof(rec->spec), err, n) ||
@@ -339,22 +373,28 @@ static int parse(json_t *j, audit_record *rec, char *err, size_t n)
                 err, n) ||
         get_str(j, "algorithm_override", true, rec->alg_override, sizeof(rec->alg_override), err,
                 n) ||
-        get_str(j, "algorithm_used", false, rec->alg_used, sizeof(rec->alg_used), err, n))
+        get_str(j, "algorithm_used", true, rec->alg_used, sizeof(rec->alg_used), err, n))
         return -1;
-    if (parse_nodes(j, rec, err, n))
+    if (parse_nodes(j, rec, err, n) || parse_launch(j, rec, err, n))
         return -1;
     json_t *fb = json_object_get(j, "fallback");
     if (!fb)
         return bad(err, n, "fallback: missing");
+    rec->ranks = rec->j_sum = rec->j_max = rec->blocked_j_sum = rec->blocked_j_max = -1;
     if (!json_is_null(fb)) {
         json_t *reason = json_object_get(fb, "reason");
         if (!json_is_object(fb) || !json_is_string(reason))
             return bad(err, n, "fallback: must be null or an object with a reason");
         snprintf(rec->fallback, sizeof(rec->fallback), "%s", json_string_value(reason));
-        rec->placed = false;
-        rec->ranks = rec->j_sum = rec->j_max = rec->blocked_j_sum = rec->blocked_j_max = -1;
+        rec->kind = AUDIT_KIND_FALLBACK;
         return 0;
     }
+    if (!rec->alg_used[0]) {
+        /* a plan that failed: no figures to read (they are null) */
+        rec->kind = AUDIT_KIND_NOTHING;
+        return 0;
+    }
+    rec->kind = AUDIT_KIND_PLACED;
     rec->placed = true;
     if (get_int(j, "", "ranks", false, &rec->ranks, err, n) ||
         get_int(j, "", "j_sum", false, &rec->j_sum, err, n) ||
@@ -372,6 +412,8 @@ int audit_record_read(const char *path, audit_record *rec)
     memset(rec, 0, sizeof(*rec));
     rec->job_id = rec->step_id = -1;
     rec->ranks = -1;
+    rec->launched = true;
+    rec->plugin_ms = rec->plugin_cpu_ms = rec->alloc_check_ms = -1;
     rec->verify.job_id = rec->verify.step_id = -1;
     rec->path = strdup(path);
     if (!rec->path)

@@ -140,7 +140,8 @@ static void audit_usage(FILE *out)
           "--since DATE      records written at or after DATE, UTC: YYYY-MM-DD[THH:MM[:SS]]\n"
           "--user U          only the records of user U\n"
           "--summary         totals: steps placed, by algorithm, inter-node edges saved\n"
-          "                  against blocked, in-job results, fallbacks and failures\n"
+          "                  against blocked, in-job results, fallbacks, steps that\n"
+          "                  failed or were abandoned before launch\n"
           "--json            one JSON object for scripts\n"
           "--svg FILE        draw the audited step's placement beside blocked\n"
           "--launched FILE   where each rank ran: line r = node of rank r, or 'r: node'\n"
@@ -148,11 +149,17 @@ static void audit_usage(FILE *out)
           "--no-slurm        do not ask Slurm\n"
           "--help            this text\n"
           "\n"
+          "A step that never launched is 'failed' when the plugin stopped it (its plan\n"
+          "or check failed), 'not launched' when srun exited on its own before the step\n"
+          "existed; records of steps without an id are <job>.nostep-<pid>.json.\n"
+          "\n"
           "Exit status: 0 every record read is consistent (a step that fell back to\n"
-          "blocked as its record says is consistent); 1 a record is inconsistent: its\n"
-          "figures, the in-job result or the launch disagree; 2 bad usage; 3 no record:\n"
-          "the step was not placed, or its record is gone; 4 a record or in-job result\n"
-          "is unreadable.  Over several steps the worst counts (4, then 1, then 3).\n",
+          "blocked, or that srun abandoned, as its record says is consistent); 1 a\n"
+          "record is inconsistent: its figures, the in-job result or the launch\n"
+          "disagree; 2 bad usage; 3 no record: the step was not placed, or its record\n"
+          "is gone; 4 a record or in-job result is unreadable; 5 a step failed before\n"
+          "launch.  Over several steps the worst counts (4, 1, 5, 3); --summary fails\n"
+          "only on unreadable or inconsistent records.\n",
           out);
 }
 

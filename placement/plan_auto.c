@@ -15,11 +15,13 @@
 
 #include "algorithms.h"
 
-/* bisect's search costs about 0.6 s of one core for a million ranks, and
- * at that size strips and hyperplane already cut within a few percent of
- * the perimeter bound: auto leaves it out above this many ranks, so that
- * auto stays well inside a second there. */
-#define AUTO_BISECT_MAX_RANKS (1 << 18)
+/* bisect's search is the dearest construction (about 1.5 us per rank in
+ * 3-D, where it tries six axis pairs per cut) and it pays off mostly on
+ * small grids with awkward node sizes; on large grids strips and
+ * hyperplane, refined, come within a few percent of it.  auto runs in
+ * srun's critical path, where a 10,000-rank step must be planned in well
+ * under 50 ms, so auto leaves bisect out above this many ranks. */
+#define AUTO_BISECT_MAX_RANKS 8192
 
 struct cand {
     smp_algorithm alg;

@@ -3,7 +3,8 @@
 # (contrib/minicluster, 4 nodes x 8 CPUs): steps placed by the stencil_map
 # SPANK plugin, the in-job result of stencil-map-verify beside their audit
 # records, what slurmctld says while a step runs and after, a hand-edited
-# record, a --stencil-map=none step, a fallback, --summary and --svg.
+# record, a --stencil-map=none step, a fallback, steps that never
+# launched (a failed plan, an srun that gave up), --summary and --svg.
 # Builds and installs the tree into a staging prefix outside /tmp, prints
 # "ok NAME" / "FAIL NAME" and "N passed, M failed", and always brings the
 # cluster down.
@@ -30,9 +31,10 @@ SO=$PREFIX/lib/slurm/stencil_map.so
 RECORDS=$WORK/records
 USER_NAME=$(id -un)
 UREC=$RECORDS/$USER_NAME
-PASS=0
-FAILED=0
-FAILED_NAMES=()
+SUITE=audit
+ONLY=${AUDIT_ONLY:-}
+# shellcheck source=../lib/suite.sh
+. "$TOP/tests/lib/suite.sh"
 
 case "$PREFIX$ROOT$WORK$MINICLUSTER_DIR" in *"/tmp/"* | /tmp*)
     echo "run.sh: AUDIT_PREFIX, AUDIT_BUILD_ROOT, AUDIT_WORK and MINICLUSTER_DIR must be outside /tmp" >&2
@@ -43,61 +45,6 @@ esac
 command -v python3 >/dev/null || { echo "run.sh: FATAL: python3 is needed to read JSON and SVG" >&2; exit 1; }
 command -v rsvg-convert >/dev/null ||
     { echo "run.sh: FATAL: rsvg-convert (librsvg2-bin, contrib/install-deps.sh) is needed" >&2; exit 1; }
-
-# ------------------------------------------------------------ cluster ----
-CLUSTER_UP=0
-cluster_down() {
-    if [ "$CLUSTER_UP" = 1 ]; then
-        "$MC" down >>"$WORK/minicluster.log" 2>&1 ||
-            echo "run.sh: WARNING: minicluster down failed (see $WORK/minicluster.log)" >&2
-        CLUSTER_UP=0
-    fi
-}
-trap cluster_down EXIT
-trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
-
-cluster_up() {
-    CLUSTER_UP=1 # set first: a half-started cluster is brought down too
-    if ! MINICLUSTER_NODES=4 MINICLUSTER_CPUS=8 "$MC" up >>"$WORK/minicluster.log" 2>&1; then
-        echo "########################################################" >&2
-        echo "### run.sh: FATAL: the minicluster did not start" >&2
-        echo "########################################################" >&2
-        tail -60 "$WORK/minicluster.log" >&2
-        exit 1
-    fi
-    plugstack
-}
-
-# plugstack [ARGS...]: the plugin with record_dir plus ARGS
-plugstack() {
-    echo "required $SO record_dir=$RECORDS $*" >"$MINICLUSTER_DIR/etc/plugstack.conf"
-}
-
-mc() { "$MC" run "$@"; }
-
-# ------------------------------------------------------------ helpers ----
-fail() { echo "FAILED CHECK: $*"; return 1; }
-
-run_test() { # NAME FUNCTION [ARGS...]
-    local name=$1
-    shift
-    [[ $name =~ ${AUDIT_ONLY:-.} ]] || return 0
-    local log=$WORK/logs/$name.log
-    if (cd "$WORK" && set -o pipefail && "$@") >"$log" 2>&1; then
-        echo "ok   $name"
-        PASS=$((PASS + 1))
-    else
-        echo "FAIL $name"
-        sed 's/^/    | /' "$log" | tail -30
-        FAILED=$((FAILED + 1))
-        FAILED_NAMES+=("$name")
-    fi
-}
-
-# jq-like: jget FILE EXPR (python on the parsed object d)
-jget() {
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(json.dumps(v) if not isinstance(v,(str,int)) else v)' "$1" "$2"
-}
 
 # audit_json OUT EXPECTED_RC ARGS...: stencil-map audit --json through the
 # cluster's environment (SLURM_CONF: the record directory comes from its
@@ -170,35 +117,35 @@ t_placed() {
     sort -n "$WORK/j1.placed.out" | awk '{ print $1 ": " $2 }' >launched.txt
     audit_json a.json 0 "$JOB.0" --launched "$WORK/launched.txt" || return 1
     cat a.json
-    [ "$(jget a.json 'd["record_dir_source"]')" = "record_dir= in $MINICLUSTER_DIR/etc/plugstack.conf" ] ||
+    [ "$(json_get a.json 'd["record_dir_source"]')" = "record_dir= in $MINICLUSTER_DIR/etc/plugstack.conf" ] ||
         { fail "record dir not found through plugstack.conf"; return 1; }
     local s='d["steps"][0]'
-    [ "$(jget a.json "$s[\"status\"]")" = ok ] || { fail "status not ok"; return 1; }
-    [ "$(jget a.json "$s[\"algorithm\"][\"used\"]")" = hyperplane ] || { fail "algorithm"; return 1; }
+    [ "$(json_get a.json "$s[\"status\"]")" = ok ] || { fail "status not ok"; return 1; }
+    [ "$(json_get a.json "$s[\"algorithm\"][\"used\"]")" = hyperplane ] || { fail "algorithm"; return 1; }
     local k
     for k in j_sum j_max; do
-        [ "$(jget a.json "$s[\"planned\"][\"$k\"]")" = "$(jget plan.json "d[\"$k\"]")" ] ||
+        [ "$(json_get a.json "$s[\"planned\"][\"$k\"]")" = "$(json_get plan.json "d[\"$k\"]")" ] ||
             { fail "planned $k differs from stencil-map plan"; return 1; }
-        [ "$(jget a.json "$s[\"blocked\"][\"$k\"]")" = "$(jget plan.json "d[\"blocked\"][\"$k\"]")" ] ||
+        [ "$(json_get a.json "$s[\"blocked\"][\"$k\"]")" = "$(json_get plan.json "d[\"blocked\"][\"$k\"]")" ] ||
             { fail "blocked $k differs from stencil-map plan"; return 1; }
     done
-    [ "$(jget a.json "$s[\"planned\"][\"j_sum\"]")" -lt "$(jget a.json "$s[\"blocked\"][\"j_sum\"]")" ] ||
+    [ "$(json_get a.json "$s[\"planned\"][\"j_sum\"]")" -lt "$(json_get a.json "$s[\"blocked\"][\"j_sum\"]")" ] ||
         { fail "the test's placement does not differ from blocked: it cannot tell"; return 1; }
-    [ "$(jget a.json "$s[\"launch\"][\"result\"]")" = matches ] || { fail "launch"; return 1; }
-    jget a.json "[c[\"source\"] for c in $s[\"launch\"][\"checks\"] if c[\"result\"] == \"matches\"]" |
+    [ "$(json_get a.json "$s[\"launch\"][\"result\"]")" = matches ] || { fail "launch"; return 1; }
+    json_get a.json "[c[\"source\"] for c in $s[\"launch\"][\"checks\"] if c[\"result\"] == \"matches\"]" |
         grep -q -- "--launched" || { fail "no per-rank check from --launched"; return 1; }
-    [ "$(jget a.json "$s[\"verify\"]")" = null ] || { fail "step 0 has an in-job result"; return 1; }
+    [ "$(json_get a.json "$s[\"verify\"]")" = null ] || { fail "step 0 has an in-job result"; return 1; }
     # the text form says the same
     mc "$SM" audit "$JOB.0" >a.txt || { fail "text audit failed"; cat a.txt; return 1; }
     cat a.txt
     grep -q "^step $JOB.0: placed, consistent" a.txt || { fail "text headline"; return 1; }
-    grep -q "planned *J_sum $(jget plan.json 'd["j_sum"]'), J_max $(jget plan.json 'd["j_max"]')" a.txt ||
+    grep -q "planned *J_sum $(json_get plan.json 'd["j_sum"]'), J_max $(json_get plan.json 'd["j_max"]')" a.txt ||
         { fail "text planned figures"; return 1; }
     # a launch that differs: two ranks swapped between nodes
     awk 'NR == 1 { a = $0; next } NR == 9 { print; print a; next } { print }' launched.txt |
         awk '{ sub(/^[0-9]+:/, NR - 1 ":"); print }' >swapped.txt
     audit_json b.json 1 "$JOB.0" --launched "$WORK/swapped.txt" || return 1
-    jget b.json 'd["steps"][0]["problems"]' | grep -q "ranks ran elsewhere than planned" ||
+    json_get b.json 'd["steps"][0]["problems"]' | grep -q "ranks ran elsewhere than planned" ||
         { fail "swapped launch not reported"; cat b.json; return 1; }
 }
 
@@ -218,15 +165,15 @@ t_verified() {
     local s='d["steps"][0]' k
     for k in j_sum j_max; do
         local p o v
-        p=$(jget a.json "$s[\"planned\"][\"$k\"]")
-        o=$(jget a.json "$s[\"verify\"][\"observed\"][\"$k\"]")
-        v=$(jget "$WORK/j1.verify.out" "d[\"observed\"][\"$k\"]")
-        echo "$k: plan $(jget plan.json "d[\"$k\"]"), audit planned $p, audit in-job $o, verify printed $v"
-        [ "$p" = "$(jget plan.json "d[\"$k\"]")" ] && [ "$o" = "$p" ] && [ "$v" = "$p" ] ||
+        p=$(json_get a.json "$s[\"planned\"][\"$k\"]")
+        o=$(json_get a.json "$s[\"verify\"][\"observed\"][\"$k\"]")
+        v=$(json_get "$WORK/j1.verify.out" "d[\"observed\"][\"$k\"]")
+        echo "$k: plan $(json_get plan.json "d[\"$k\"]"), audit planned $p, audit in-job $o, verify printed $v"
+        [ "$p" = "$(json_get plan.json "d[\"$k\"]")" ] && [ "$o" = "$p" ] && [ "$v" = "$p" ] ||
             { fail "$k disagrees"; return 1; }
     done
-    [ "$(jget a.json "$s[\"verify\"][\"status\"]")" = OK ] || { fail "in-job status"; return 1; }
-    jget a.json "[c[\"level\"] + \" \" + c[\"result\"] for c in $s[\"launch\"][\"checks\"]]" | grep -q "per rank matches" ||
+    [ "$(json_get a.json "$s[\"verify\"][\"status\"]")" = OK ] || { fail "in-job status"; return 1; }
+    json_get a.json "[c[\"level\"] + \" \" + c[\"result\"] for c in $s[\"launch\"][\"checks\"]]" | grep -q "per rank matches" ||
         { fail "no per-rank check from the in-job result"; return 1; }
 }
 
@@ -248,7 +195,7 @@ t_verify_symlink() {
     cp "$UREC/$JOB.3.json" "$d/"
     ln -s "$WORK/victim" "$d/$JOB.3.verify.json"
     audit_json a.json 4 "$JOB.3" --record-dir "$WORK/symdir" --no-slurm || return 1
-    jget a.json 'd["steps"][0]["problems"]' | grep -q "symbolic link, not followed" ||
+    json_get a.json 'd["steps"][0]["problems"]' | grep -q "symbolic link, not followed" ||
         { fail "symlink not named"; cat a.json; return 1; }
 }
 
@@ -259,8 +206,8 @@ t_none() {
     grep -q "none rc=0" "$WORK/j1.job.out" || { fail "none step failed"; return 1; }
     audit_json a.json 3 "$JOB.2" || return 1
     cat a.json
-    [ "$(jget a.json 'd["steps"][0]["status"]')" = "not placed" ] || { fail "status"; return 1; }
-    jget a.json 'd["steps"][0]["problems"][0]' | grep -q "no record of step $JOB.2" || { fail "message"; return 1; }
+    [ "$(json_get a.json 'd["steps"][0]["status"]')" = "not placed" ] || { fail "status"; return 1; }
+    json_get a.json 'd["steps"][0]["problems"][0]' | grep -q "no record of step $JOB.2" || { fail "message"; return 1; }
     mc "$SM" audit "$JOB.2" >a.txt
     [ $? -eq 3 ] || { fail "text exit"; return 1; }
     grep -q "NOT PLACED" a.txt || { fail "text"; cat a.txt; return 1; }
@@ -284,8 +231,8 @@ json.dump(d, open(sys.argv[1], "w"), indent=2)
 PY
     audit_json a.json 1 "$JOB.0" --record-dir "$WORK/edited" --no-slurm || return 1
     cat a.json
-    [ "$(jget a.json 'd["steps"][0]["status"]')" = inconsistent ] || { fail "status"; return 1; }
-    jget a.json 'd["steps"][0]["problems"]' | grep -q "j_sum is .* in the record, .* from its placement" ||
+    [ "$(json_get a.json 'd["steps"][0]["status"]')" = inconsistent ] || { fail "status"; return 1; }
+    json_get a.json 'd["steps"][0]["problems"]' | grep -q "j_sum is .* in the record, .* from its placement" ||
         { fail "problem does not name j_sum"; return 1; }
     # the placement moved: a rank on a node the record does not list
     python3 - "$d/$JOB.0.json" <<'PY'
@@ -296,7 +243,7 @@ d["placement"][5] = "node9"
 json.dump(d, open(sys.argv[1], "w"), indent=2)
 PY
     audit_json a.json 1 --record "$d/$JOB.0.json" --no-slurm || return 1
-    jget a.json 'd["steps"][0]["problems"]' | grep -q "placement\[5\] ('node9')" || { fail "node9 not named"; cat a.json; return 1; }
+    json_get a.json 'd["steps"][0]["problems"]' | grep -q "placement\[5\] ('node9')" || { fail "node9 not named"; cat a.json; return 1; }
     # the in-job result disagrees with its record
     python3 - "$d/$JOB.1.verify.json" <<'PY'
 import json, sys
@@ -305,11 +252,11 @@ d["observed"]["j_sum"] += 8
 json.dump(d, open(sys.argv[1], "w"), indent=2)
 PY
     audit_json a.json 1 "$JOB.1" --record-dir "$WORK/edited" --no-slurm || return 1
-    jget a.json 'd["steps"][0]["problems"]' | grep -q "the job observed J_sum" || { fail "in-job disagreement"; cat a.json; return 1; }
+    json_get a.json 'd["steps"][0]["problems"]' | grep -q "the job observed J_sum" || { fail "in-job disagreement"; cat a.json; return 1; }
     # truncated: unreadable
     head -c 200 "$UREC/$JOB.0.json" >"$d/$JOB.0.json"
     audit_json a.json 4 --record "$d/$JOB.0.json" || return 1
-    jget a.json 'd["steps"][0]["problems"]' | grep -q "invalid JSON" || { fail "unreadable not said"; return 1; }
+    json_get a.json 'd["steps"][0]["problems"]' | grep -q "invalid JSON" || { fail "unreadable not said"; return 1; }
     # gone
     mc "$SM" audit --record "$d/nope.json" >a.txt 2>&1
     [ $? -eq 3 ] || { fail "missing --record: exit not 3"; cat a.txt; return 1; }
@@ -342,19 +289,19 @@ SH
     local rc=0
     audit_json a.json 0 "$RJOB.0" || rc=1
     cat a.json
-    jget a.json '[c["source"] + ": " + c["result"] for c in d["steps"][0]["launch"]["checks"]]' |
+    json_get a.json '[c["source"] + ": " + c["result"] for c in d["steps"][0]["launch"]["checks"]]' |
         grep -q "scontrol show step: matches" || { fail "no step-level check from scontrol"; rc=1; }
     audit_json b.json 3 "$RJOB" || rc=1
     cat b.json
-    [ "$(jget b.json '[s["step_id"] for s in d["steps"]]')" = "[0, 1]" ] || { fail "whole-job steps"; rc=1; }
-    [ "$(jget b.json 'd["steps"][1]["status"]')" = "not placed" ] || { fail "step 1 not 'not placed'"; rc=1; }
-    [ "$(jget b.json 'd["steps"][1]["slurm"]["source"]')" = "scontrol show step" ] || { fail "step 1 Slurm source"; rc=1; }
+    [ "$(json_get b.json '[s["step_id"] for s in d["steps"]]')" = "[0, 1]" ] || { fail "whole-job steps"; rc=1; }
+    [ "$(json_get b.json 'd["steps"][1]["status"]')" = "not placed" ] || { fail "step 1 not 'not placed'"; rc=1; }
+    [ "$(json_get b.json 'd["steps"][1]["slurm"]["source"]')" = "scontrol show step" ] || { fail "step 1 Slurm source"; rc=1; }
     touch "$WORK/release"
     wait_for sh -c "! $MC run squeue -h -j $RJOB | grep -q ." || { fail "job did not end"; return 1; }
     audit_json c.json 0 "$RJOB.0" || return 1
-    jget c.json 'd["steps"][0]["launch"]["not_checked"]' | grep -q "step $RJOB.0 is not running" ||
+    json_get c.json 'd["steps"][0]["launch"]["not_checked"]' | grep -q "step $RJOB.0 is not running" ||
         { fail "after the job: not said what could not be checked"; cat c.json; return 1; }
-    jget c.json '[c["source"] for c in d["steps"][0]["launch"]["checks"]]' | grep -q "scontrol show job" ||
+    json_get c.json '[c["source"] for c in d["steps"][0]["launch"]["checks"]]' | grep -q "scontrol show job" ||
         { fail "after the job: no allocation check"; cat c.json; return 1; }
     return $rc
 }
@@ -371,8 +318,56 @@ t_fallback() {
     [ -n "$rec" ] || { fail "no fallback record"; return 1; }
     audit_json a.json 0 --record "$rec" || return 1
     cat a.json
-    [ "$(jget a.json 'd["steps"][0]["status"]')" = fallback ] || { fail "status"; return 1; }
+    [ "$(json_get a.json 'd["steps"][0]["status"]')" = fallback ] || { fail "status"; return 1; }
     mc "$SM" audit --record "$rec" | grep -q "NOT PLACED: fell back" || { fail "text"; return 1; }
+}
+
+# Steps that never launched.  Under on_error=fail a spec of more ranks
+# than the job has slots stops srun before a step exists: the plugin's
+# record has no step id (<job>.nostep-<pid>.json), launched false and the
+# error; audit of the job finds it, reports it failed, exit 5.  A sound
+# plan whose srun then gives up on its own (a gres the job lacks) is
+# reported as not launched, exit 0: not the placement's failure.
+t_not_launched() {
+    mc salloc -N4 -n32 srun --stencil-map="$WORK/big.json" true >out 2>err
+    local rc=$? job
+    cat err
+    [ $rc -ne 0 ] || { fail "srun with 64 ranks on 32 slots succeeded"; return 1; }
+    job=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' err)
+    [ -n "$job" ] || { fail "no job id from salloc"; return 1; }
+    ls "$UREC"/"$job".* || { fail "no record of job $job"; return 1; }
+    ls "$UREC"/"$job".nostep-*.json >/dev/null || { fail "no nostep record"; return 1; }
+    audit_json a.json 5 "$job" || return 1
+    cat a.json
+    local s='d["steps"][0]'
+    [ "$(json_get a.json 'len(d["steps"])')" = 1 ] || { fail "not one step"; return 1; }
+    [ "$(json_get a.json "$s[\"status\"]")" = failed ] || { fail "status not failed"; return 1; }
+    [ "$(json_get a.json "$s[\"step_id\"]")" = null ] || { fail "step_id not null"; return 1; }
+    [ "$(json_get a.json "$s[\"launched\"]")" = false ] || { fail "launched not false"; return 1; }
+    [ "$(json_get a.json "$s[\"algorithm\"][\"used\"]")" = null ] || { fail "algorithm used"; return 1; }
+    json_get a.json "$s[\"error\"]" | grep -q "infeasible: 64 ranks but only 32 slots on 4 nodes" ||
+        { fail "error not reported"; return 1; }
+    grep -q "audit: job $job, no step id (.*): failed: not launched: the plugin stopped the step: infeasible" a.json.err ||
+        { fail "no reason on stderr"; return 1; }
+    mc "$SM" audit "$job" >a.txt
+    [ $? -eq 5 ] || { fail "text audit: exit not 5"; cat a.txt; return 1; }
+    cat a.txt
+    grep -q "^job $job, no step id: FAILED: not launched, the plugin stopped the step" a.txt ||
+        { fail "text headline"; return 1; }
+    grep -q "launched *no: infeasible" a.txt || { fail "text: launched line"; return 1; }
+    # a placed step that srun abandoned
+    mc salloc -N4 -n32 srun --stencil-map="$SPEC" --gres=gpu:1 true >out 2>err
+    rc=$?
+    cat err
+    [ $rc -ne 0 ] || { fail "srun with --gres=gpu:1 succeeded"; return 1; }
+    job=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' err)
+    audit_json b.json 0 "$job" || return 1
+    cat b.json
+    [ "$(json_get b.json "$s[\"status\"]")" = "not launched" ] || { fail "status not 'not launched'"; return 1; }
+    [ "$(json_get b.json "$s[\"placed\"]")" = true ] || { fail "the plan is not in the record"; return 1; }
+    json_get b.json "$s[\"error\"]" | grep -q "srun exited before launching" || { fail "error"; return 1; }
+    mc "$SM" audit "$job" | grep -q "NOT LAUNCHED: srun exited before the step was created" ||
+        { fail "text headline"; return 1; }
 }
 
 # --summary over the record directory, against totals computed here from
@@ -386,25 +381,34 @@ import glob, json, os, sys
 recs = [json.load(open(p)) for p in glob.glob(os.path.join(sys.argv[1], "*", "*.json"))
         if not p.endswith(".verify.json")]
 s = json.load(open(sys.argv[2]))
-placed = [r for r in recs if r["fallback"] is None]
+# what each record is, from its fields (stencil_map(8), FILES)
+launched = [r for r in recs if r.get("launched", True)]
+placed = [r for r in launched if r["fallback"] is None and r["algorithm_used"] is not None]
+unlaunched = [r for r in recs if not r.get("launched", True)]
+stopped = [r for r in unlaunched if r["algorithm_used"] is None or r["step_id"] is not None]
 want = {
     "steps": len(recs),
     "placed": len(placed),
-    "fallbacks": sum(r["fallback"] is not None for r in recs),
+    "fallbacks": sum(r["fallback"] is not None for r in launched),
+    "failed": len(stopped),
+    "not_launched": len(unlaunched) - len(stopped),
     "by_algorithm": {},
     "saved": sum(r["blocked_j_sum"] - r["j_sum"] for r in placed),
 }
 for r in placed:
     want["by_algorithm"][r["algorithm_used"]] = want["by_algorithm"].get(r["algorithm_used"], 0) + 1
 got = {"steps": s["steps"], "placed": s["placed"], "fallbacks": s["fallbacks"],
+       "failed": s["failed"], "not_launched": s["not_launched"],
        "by_algorithm": s["by_algorithm"], "saved": s["inter_node_edges"]["saved"]}
 print("expected", want)
 print("got     ", got)
-sys.exit(got != want or want["saved"] <= 0 or want["fallbacks"] < 1)
+sys.exit(got != want or want["saved"] <= 0 or want["fallbacks"] < 1 or want["failed"] < 1 or
+         want["not_launched"] < 1)
 PY
     mc "$SM" audit --summary >s.txt || { fail "text summary"; return 1; }
     cat s.txt
     grep -q "^fallbacks to blocked: [1-9]" s.txt || { fail "no fallbacks line"; return 1; }
+    grep -q "^failed before launch: [1-9]" s.txt || { fail "no failures line"; return 1; }
     # a damaged record makes the summary fail and name it
     cp -r "$RECORDS" "$WORK/records-bad"
     echo '{"job_id": 1' >"$WORK/records-bad/$USER_NAME/999.0.json"
@@ -450,6 +454,7 @@ echo '{"grid": {"dims": [4, 8]}, "stencil": "5pt", "algorithm": "hyperplane"}' >
 SPEC16=$WORK/spec-hyperplane-4x4-5pt.json
 echo '{"grid": {"dims": [4, 4]}, "stencil": "5pt", "algorithm": "hyperplane"}' >"$SPEC16"
 echo '{"grid": {"dims": [4, 8]}, "stencil": "5pt",}' >"$WORK/bad.json"
+echo '{"grid": {"dims": [8, 8]}, "stencil": "5pt", "algorithm": "hyperplane"}' >"$WORK/big.json"
 
 if [ "${AUDIT_SKIP_BUILD:-0}" != 1 ]; then
     SMC_BUILD_ROOT=$ROOT "$TOP/tests/integration/build.sh" "$PREFIX" ||
@@ -459,7 +464,7 @@ fi
     { echo "run.sh: FATAL: $SO, $SM or $VERIFY missing (stencil-map-verify needs PMIx)" >&2; exit 1; }
 
 echo "== minicluster: 4 nodes x 8 CPUs"
-cluster_up
+cluster_up 8
 # the first job outside run_test's subshell: most tests read what it left
 first_job >"$WORK/logs/first-job.log" 2>&1 || { echo "run.sh: the first job failed:"; tail -20 "$WORK/logs/first-job.log"; }
 run_test placed-step-as-planned t_placed
@@ -469,9 +474,9 @@ run_test none-step-not-placed t_none
 run_test hand-edited-record-inconsistent t_hand_edited
 run_test running-steps-slurm-checks t_running
 run_test fallback-record t_fallback
+run_test not-launched-steps t_not_launched
 run_test summary-over-directory t_summary
 run_test audit-svg t_svg
 cluster_down
-
-echo "$PASS passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+echo
+suite_summary

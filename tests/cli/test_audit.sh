@@ -1,7 +1,11 @@
 #!/bin/sh
 # stencil-map audit without a cluster: audit records written by the
-# stencil_map.so plugin on the minicluster (tests/cli/audit-records/, with
-# one in-job result of stencil-map-verify and one fallback), copies of them
+# stencil_map.so plugin on the minicluster (tests/cli/audit-records/: 11-13
+# from before records said whether the step launched, with one in-job
+# result of stencil-map-verify and one fallback; 14-18 with launched, error
+# and timings: 14 a plan that failed under on_error=fail, 15 a placed step
+# and 18 a fallback that srun abandoned before the step existed (no step
+# id), 16 placed, 17 a fallback), copies of them
 # edited by hand, the record directory's discovery, --summary, --launched,
 # and what Slurm says through stand-in sacct/scontrol commands.  The real
 # cluster's side is tests/audit/run.sh.  Plain exit status for automake's
@@ -127,28 +131,45 @@ run 3 no-dir 11.0 --record-dir "$work/no-such-dir" --no-slurm
 has no-dir "no-such-dir"
 
 # ---- lists: --since, --user --------------------------------------------
-run 0 since-past --since 2020-01-01 --record-dir "$FIX" --no-slurm --json
-py since-past 'len(d["steps"]) == 4'
+run 5 since-past --since 2020-01-01 --record-dir "$FIX" --no-slurm --json
+py since-past 'len(d["steps"]) == 9'
+py since-past '[s["status"] for s in d["steps"]] == ["ok", "ok", "ok", "fallback", "failed", "not launched", "ok", "fallback", "not launched"]'
 run 3 since-future --since 2099-01-01T00:00 --record-dir "$FIX" --no-slurm
 has since-future "no records in"
-run 0 since-between --since 2026-11-23T08:52:00 --record-dir "$FIX" --no-slurm --json
-py since-between '[(s["job_id"], s["step_id"]) for s in d["steps"]] == [(12, 0), (13, 0)]'
-run 0 user-root --user root --record-dir "$FIX" --no-slurm --json
-py user-root 'len(d["steps"]) == 4'
+run 0 since-after-failure --since 2026-11-23T09:43:20 --record-dir "$FIX" --no-slurm --json
+py since-after-failure '[(s["job_id"], s["status"]) for s in d["steps"]] == [(17, "fallback"), (18, "not launched")]'
+run 5 since-between --since 2026-11-23T08:52:00 --record-dir "$FIX" --no-slurm --json
+py since-between '[(s["job_id"], s["step_id"]) for s in d["steps"]] == [(12, 0), (13, 0), (14, None), (15, None), (16, 0), (17, 0), (18, None)]'
+run 5 user-root --user root --record-dir "$FIX" --no-slurm --json
+py user-root 'len(d["steps"]) == 9'
 run 3 user-other --user alice --record-dir "$FIX" --no-slurm
 
 # ---- summary ------------------------------------------------------------
+# every record counts once: 11.0, 11.1, 12.0, 16.0 placed; 13.0, 17.0 fell
+# back; 14 failed; 15 (placed) and 18 (fallback) never launched, so neither
+# placed, nor a fallback, nor edges saved.  A failed step is history, not a
+# bad record: exit 0.
 run 0 summary --summary --record-dir "$FIX" --json
-py summary 'd["steps"] == 4 and d["placed"] == 3 and d["fallbacks"] == 1'
-py summary 'd["by_algorithm"] == {"hyperplane": 3}'
-py summary 'd["inter_node_edges"] == {"placed": 24 + 24 + 8, "blocked": 48 + 48 + 8, "saved": 48}'
-py summary 'd["in_job"] == {"agree": 1, "disagree": 0, "failed": 0, "none": 2}'
+py summary 'd["steps"] == 9 and d["jobs"] == 8 and d["placed"] == 4 and d["fallbacks"] == 2'
+py summary 'd["failed"] == 1 and d["not_launched"] == 2'
+py summary '[f["record"].split("/")[-1] for f in d["failures"]] == ["14.nostep-18867.json"]'
+py summary '"64 ranks but only 32 slots" in d["failures"][0]["error"]'
+py summary '[f["record"].split("/")[-1] for f in d["not_launched_reasons"]] == ["15.nostep-18893.json", "18.nostep-20270.json"]'
+py summary '[f["record"].split("/")[-1] for f in d["fallback_reasons"]] == ["13.0.json", "17.0.json"]'
+py summary 'd["by_algorithm"] == {"hyperplane": 4}'
+py summary 'd["inter_node_edges"] == {"placed": 24 + 24 + 8 + 24, "blocked": 48 + 48 + 8 + 48, "saved": 72}'
+py summary 'd["in_job"] == {"agree": 1, "disagree": 0, "failed": 0, "none": 3}'
 run 0 summary-text --summary --record-dir "$FIX"
-has summary-text "placed:      3 steps (hyperplane 3)"
-has summary-text "inter-node edges: 56 placed vs 104 blocked: 48 saved (46.2%)"
-has summary-text "fallbacks to blocked: 1"
+has summary-text "placed:      4 steps (hyperplane 4)"
+has summary-text "inter-node edges: 80 placed vs 152 blocked: 72 saved (47.4%)"
+has summary-text "fallbacks to blocked: 2"
+has summary-text "failed before launch: 1 (the plugin stopped the step)"
+has summary-text "14.nostep-18867.json: infeasible: 64 ranks but only 32 slots on 4 nodes"
+has summary-text "not launched: 2 (srun exited before the step was created)"
+has summary-text "opt-outs (--stencil-map=none, no spec): not counted"
+has summary-text "bad records: 0 unreadable, 0 inconsistent"
 run 0 summary-since --summary --since 2026-11-23T08:52 --record-dir "$FIX" --json
-py summary-since 'd["steps"] == 2 and d["placed"] == 1'
+py summary-since 'd["steps"] == 7 and d["placed"] == 2 and d["failed"] == 1 and d["not_launched"] == 2'
 
 # ---- records edited by hand: inconsistent, naming what -------------------
 copy ed
@@ -201,6 +222,107 @@ edit "$work/ed/root/11.1.verify.json" 'd["status"] = "ERROR"; d["message"] = "ra
 run 0 verify-error 11.1 --record-dir "$work/ed" --no-slurm
 has verify-error "in-job result: the verification failed: rank 3: PMIx_Get failed"
 
+# ---- steps that never launched, records without a step id ---------------
+run 5 failed 14 --record-dir "$FIX" --no-slurm --json
+py failed 'len(d["steps"]) == 1 and d["steps"][0]["record"].endswith("/root/14.nostep-18867.json")'
+py failed 'd["steps"][0]["status"] == "failed" and d["steps"][0]["step_id"] is None'
+py failed 'd["steps"][0]["launched"] is False and d["steps"][0]["placed"] is False and d["steps"][0]["fallback"] is None'
+py failed 'd["steps"][0]["algorithm"]["used"] is None'
+py failed 'd["steps"][0]["error"] == "infeasible: 64 ranks but only 32 slots on 4 nodes"'
+py failed 'd["steps"][0]["launch"]["result"] == "not launched" and "planned" not in d["steps"][0]'
+py failed 'd["exit"] == 5'
+has failed "stencil-map audit: job 14, no step id ("
+has failed "failed: not launched: the plugin stopped the step: infeasible: 64 ranks"
+run 5 failed-text 14 --record-dir "$FIX" --no-slurm
+has failed-text "job 14, no step id: FAILED: not launched, the plugin stopped the step"
+has failed-text "algorithm   none used"
+has failed-text "placement   none: the plan failed"
+has failed-text "launched    no: infeasible: 64 ranks but only 32 slots on 4 nodes"
+has failed-text "plugin      1.3 ms in srun, 0.9 ms CPU, allocation check 1.1 ms"
+run 5 failed-record --record "$FIX/root/14.nostep-18867.json" --no-slurm
+run 3 failed-no-step-0 14.0 --record-dir "$FIX" --no-slurm
+has failed-no-step-0 "step 14.0: NOT PLACED: no audit record"
+
+# srun exited before the step existed, after a plan: not the placement's
+# failure, exit 0; the plan itself is still checked
+run 0 abandoned 15 --record-dir "$FIX" --no-slurm --json
+py abandoned 'd["steps"][0]["status"] == "not launched" and d["steps"][0]["step_id"] is None'
+py abandoned 'd["steps"][0]["placed"] is True and d["steps"][0]["rescored"]["j_sum"] == 24'
+py abandoned 'd["steps"][0]["planned"] == {"j_sum": 24, "j_max": 8}'
+py abandoned '"srun exited before launching" in d["steps"][0]["error"]'
+run 0 abandoned-text 15 --record-dir "$FIX" --no-slurm
+has abandoned-text "job 15, no step id: NOT LAUNCHED: srun exited before the step was created"
+has abandoned-text "launched    no: srun exited before launching the step (see srun's error)"
+run 0 abandoned-fallback 18 --record-dir "$FIX" --no-slurm --json
+py abandoned-fallback 'd["steps"][0]["status"] == "not launched" and "64 ranks" in d["steps"][0]["fallback"]'
+run 0 abandoned-svg --record "$FIX/root/15.nostep-18893.json" --no-slurm --svg "$work/abandoned.svg"
+grep -q "planned, never launched: hyperplane" "$work/abandoned.svg" &&
+    pass "abandoned-svg: labelled as never launched" || fail "abandoned-svg: label"
+run 5 failed-svg --record "$FIX/root/14.nostep-18867.json" --no-slurm --svg "$work/failed.svg"
+has failed-svg "the record holds no placement to draw"
+
+# the current record format of launched steps: timings, launched
+run 0 placed-new 16.0 --record-dir "$FIX" --no-slurm --json
+py placed-new 'd["steps"][0]["status"] == "ok" and d["steps"][0]["launched"] is True and d["steps"][0]["error"] is None'
+py placed-new 'abs(d["steps"][0]["timing"]["plugin_ms"] - 6.6957) < 1e-3 and abs(d["steps"][0]["timing"]["alloc_check_ms"] - 6.1235) < 1e-3'
+run 0 fallback-new 17.0 --record-dir "$FIX" --no-slurm --json
+py fallback-new 'd["steps"][0]["status"] == "fallback" and d["steps"][0]["launched"] is True'
+# records from before "launched" existed were all of launched steps
+run 0 old-format 11.0 --record-dir "$FIX" --no-slurm --json
+py old-format 'd["steps"][0]["launched"] is True and "timing" not in d["steps"][0]'
+
+# the plugin refused a launch that got a step id (the task count differs
+# from the plan): failed, exit 5
+copy ed
+edit "$work/ed/root/16.0.json" 'd["launched"] = False; d["error"] = "the step has 30 tasks but the plan has 32 ranks"'
+run 5 refused 16.0 --record-dir "$work/ed" --no-slurm
+has refused "step 16.0: FAILED: not launched, the plugin stopped the step"
+has refused "the step has 30 tasks but the plan has 32 ranks"
+# an in-job result of a step that never launched
+cp "$FIX/root/11.1.verify.json" "$work/ed/root/16.0.verify.json"
+edit "$work/ed/root/16.0.verify.json" 'd["job_id"] = 16; d["step_id"] = 0'
+run 1 refused-verified 16.0 --record-dir "$work/ed" --no-slurm
+has refused-verified "an in-job result exists, but the record says the step was never launched"
+copy ed
+edit "$work/ed/root/14.nostep-18867.json" 'd["error"] = None'
+run 1 unlaunched-no-error 14 --record-dir "$work/ed" --no-slurm
+has unlaunched-no-error "launched is false, but error is null: the record does not say why"
+copy ed
+edit "$work/ed/root/14.nostep-18867.json" 'd["launched"] = True'
+run 1 launched-nothing 14 --record-dir "$work/ed" --no-slurm
+has launched-nothing "launched is true, but nothing was placed (algorithm_used null) and it did not fall back"
+has launched-nothing "launched is true, but step_id is null"
+copy ed
+edit "$work/ed/root/14.nostep-18867.json" 'd["step_id"] = 2'
+run 1 nostep-name-with-id 14 --record-dir "$work/ed" --no-slurm
+has nostep-name-with-id "the file name says job 14 without a step id, the record 14.2"
+copy ed
+edit "$work/ed/root/16.0.json" 'd["step_id"] = None'
+run 1 step-name-without-id 16.0 --record-dir "$work/ed" --no-slurm
+has step-name-without-id "the file name says step 16.0, the record job 16 without a step id"
+copy ed
+edit "$work/ed/root/17.0.json" 'd["algorithm_used"] = "hyperplane"'
+run 1 fallback-not-blocked 17.0 --record-dir "$work/ed" --no-slurm
+has fallback-not-blocked "the record fell back to blocked, but algorithm_used is 'hyperplane'"
+copy ed
+edit "$work/ed/root/16.0.json" 'd["launched"] = "no"'
+run 4 bad-launched 16.0 --record-dir "$work/ed" --no-slurm
+has bad-launched "launched: must be true or false"
+copy ed
+edit "$work/ed/root/16.0.json" 'd["plugin_ms"] = -3'
+run 4 bad-plugin-ms 16.0 --record-dir "$work/ed" --no-slurm
+has bad-plugin-ms "plugin_ms: must be a non-negative number of milliseconds or null"
+copy ed
+edit "$work/ed/root/14.nostep-18867.json" 'd["error"] = 7'
+run 4 bad-error 14 --record-dir "$work/ed" --no-slurm
+has bad-error "error: must be a string or null"
+# names that only look like records are not read
+copy ed
+cp "$work/ed/root/14.nostep-18867.json" "$work/ed/root/14.nostep-.json"
+cp "$work/ed/root/14.nostep-18867.json" "$work/ed/root/14.nosteps.json"
+run 5 nostep-names 14 --record-dir "$work/ed" --no-slurm --json
+py nostep-names 'len(d["steps"]) == 1'
+
 # ---- unreadable: named field, exit 4 ------------------------------------
 copy ed
 edit "$work/ed/root/11.0.json" 'd["grid"]["dims"][1] = "8"'
@@ -240,7 +362,7 @@ copy ed
 printf '{"job_id": 1' >"$work/ed/root/20.0.json"
 run 4 summary-damaged --summary --record-dir "$work/ed"
 has summary-damaged "20.0.json: invalid JSON"
-has summary-damaged "failures: 1 unreadable, 0 inconsistent records"
+has summary-damaged "bad records: 1 unreadable, 0 inconsistent"
 
 # ---- where the record directory comes from -------------------------------
 STENCILMAP_RECORD_DIR=$FIX "$SM" audit 11.0 --no-slurm >"$work/env.out" 2>&1 &&
@@ -299,6 +421,8 @@ case "$*" in
     echo "StepId=11.7 UserId=0 State=RUNNING NodeList=node[3-4] Nodes=2 CPUs=16 Tasks=16 Name=sh" ;;
 "-o show step 11.7") echo "StepId=11.7 UserId=0 State=RUNNING NodeList=node[3-4] Nodes=2 CPUs=16 Tasks=16 Name=sh" ;;
 "-o show job 11") echo "JobId=11 JobState=RUNNING ReqNodeList=(null) NodeList=node[1-4] BatchHost=node1" ;;
+"-o show step 14") echo "StepId=14.0 UserId=0 State=RUNNING NodeList=node[1-4] Nodes=4 CPUs=32 Tasks=32 Name=sh" ;;
+"-o show step 14.0") echo "StepId=14.0 UserId=0 State=RUNNING NodeList=node[1-4] Nodes=4 CPUs=32 Tasks=32 Name=sh" ;;
 *) echo "invalid" >&2; exit 1 ;;
 esac
 SH
@@ -315,6 +439,13 @@ py scontrol-job 'any("sacct: Slurm accounting storage is disabled" in s for s in
 PATH=$work/bin:$PATH "$SM" audit 11.3 --record-dir "$FIX" >"$work/scontrol-none.out" 2>&1
 grep -q "Slurm knows it (scontrol show job): job allocation node\[1-4\], RUNNING" "$work/scontrol-none.out" &&
     pass "not placed: what Slurm still knows" || fail "not placed with Slurm: $(head -c 500 "$work/scontrol-none.out")"
+# a record without a step id is no record of step 0: the running step 14.0
+# shows up as not placed beside the failed srun
+PATH=$work/bin:$PATH "$SM" audit 14 --record-dir "$FIX" --json >"$work/scontrol-nostep.out" 2>"$work/scontrol-nostep.err"
+rc=$?
+[ "$rc" -eq 5 ] && pass "whole job with a failed srun and an unrecorded step: exit 5" || fail "job 14: exit $rc"
+py scontrol-nostep '[(s["step_id"], s["status"]) for s in d["steps"]] == [(None, "failed"), (0, "not placed")]'
+py scontrol-nostep 'd["steps"][0]["launch"]["checks"] == [] and "Slurm" not in json.dumps(d["steps"][0]["launch"])'
 
 # ---- --svg of an audited step ---------------------------------------------
 run 0 svg 11.1 --record-dir "$FIX" --no-slurm --svg "$work/step.svg"

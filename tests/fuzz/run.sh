@@ -11,11 +11,11 @@ work=${FUZZ_WORK_DIR:-$top/_build/fuzz}
 mkdir -p "$work"
 export STENCILMAP_SPECS_DIR="$top/stencil-specs"
 
-# the library's sources; scotch_map.c is the CLI's optional comparator, not
-# part of the library (and needs Scotch's headers)
+# the placement core as the plugin links it: without the Scotch comparator,
+# which only the CLI and the bench use
 srcs=()
 for f in "$top"/placement/*.c; do
-    [ "${f##*/}" = scotch_map.c ] || srcs+=("$f")
+    [ "$(basename "$f")" = scotch_map.c ] || srcs+=("$f")
 done
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -I"$top/placement" $(pkg-config --cflags jansson))
@@ -37,7 +37,7 @@ for h in spec hostlist plan; do
     plan) # node list, slots, "TASKS ALGORITHM", then a spec
         i=0
         for f in "$top"/stencil-specs/*.json "$here"/seeds/ok "$here"/seeds/weights "$here"/seeds/auto; do
-            for alg in auto hyperplane strips kdtree nodecart blocked; do
+            for alg in auto hyperplane strips kdtree nodecart bisect blocked; do
                 i=$((i + 1))
                 { printf 'node[1-4]\n8,8,6,4\n26 %s\n' "$alg"; cat "$f"; } >"$corpus/seed-$i"
             done

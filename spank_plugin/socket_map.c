@@ -7,14 +7,20 @@
 
 static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
+int sm_socket_map_fits(int64_t ranks, char *msg, size_t n)
+{
+    if (ranks <= SM_SOCKET_MAP_MAX_RANKS)
+        return 0;
+    snprintf(msg, n, "bind=socket: %lld ranks, but the socket map handed to the tasks holds "
+             "at most %d (%s); launch without socket binding", (long long)ranks,
+             SM_SOCKET_MAP_MAX_RANKS, SM_SOCKET_MAP_ENV);
+    return -1;
+}
+
 char *sm_socket_map_encode(const int32_t *socket_of_rank, int64_t ranks, char *msg, size_t n)
 {
-    if (ranks > SM_SOCKET_MAP_MAX_RANKS) {
-        snprintf(msg, n, "bind=socket: %lld ranks, but the socket map handed to the tasks holds "
-                 "at most %d (%s); launch without socket binding", (long long)ranks,
-                 SM_SOCKET_MAP_MAX_RANKS, SM_SOCKET_MAP_ENV);
+    if (sm_socket_map_fits(ranks, msg, n))
         return NULL;
-    }
     char *s = malloc((size_t)ranks + 3);
     if (!s) {
         snprintf(msg, n, "bind=socket: out of memory");

@@ -12,6 +12,9 @@
                                        * 128 KiB limit on one string */
 #define SM_SOCKET_MAP_MAX_SOCKET 61
 
+/* 0 when a map of `ranks` ranks can be handed over, else -1 with the
+ * message encode would give (checked before the split is computed). */
+int sm_socket_map_fits(int64_t ranks, char *msg, size_t n);
 /* Encodes socket_of_rank[0, ranks) into a malloc'd string; NULL with a
  * message when there are too many ranks or a socket index too high. */
 char *sm_socket_map_encode(const int32_t *socket_of_rank, int64_t ranks, char *msg, size_t n);

@@ -32,6 +32,9 @@ static double now(void)
  * tasks. */
 static smp_status plan_sockets(sm_step *st, sm_sockets_fn sockets_of, smp_error *err)
 {
+    char msg[300];
+    if (sm_socket_map_fits(st->pl.ranks, msg, sizeof(msg)))
+        return smp_error_set(err, SMP_ERR_INPUT, "%s", msg); /* before any work */
     int nn = st->nodes.count;
     st->sockets = malloc(sizeof(int32_t) * (size_t)nn);
     st->socket_of_rank = malloc(sizeof(int32_t) * (size_t)st->pl.ranks);
@@ -66,7 +69,6 @@ static smp_status plan_sockets(sm_step *st, sm_sockets_fn sockets_of, smp_error 
     free(naive);
     if (s)
         return s;
-    char msg[300];
     st->socket_map = sm_socket_map_encode(st->socket_of_rank, st->pl.ranks, msg, sizeof(msg));
     if (!st->socket_map)
         return smp_error_set(err, SMP_ERR_INPUT, "%s", msg);

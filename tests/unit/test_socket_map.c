@@ -31,6 +31,9 @@ static void test_limits(void **state)
     char *map = sm_socket_map_encode(socks, SM_SOCKET_MAP_MAX_RANKS, msg, sizeof(msg));
     assert_non_null(map);
     free(map);
+    assert_int_equal(sm_socket_map_fits(SM_SOCKET_MAP_MAX_RANKS, msg, sizeof(msg)), 0);
+    assert_int_equal(sm_socket_map_fits(SM_SOCKET_MAP_MAX_RANKS + 1, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "65537 ranks"));
     assert_null(sm_socket_map_encode(socks, SM_SOCKET_MAP_MAX_RANKS + 1, msg, sizeof(msg)));
     assert_non_null(strstr(msg, "65537 ranks"));
     assert_non_null(strstr(msg, SM_SOCKET_MAP_ENV));

@@ -10,6 +10,8 @@ struct cli_opts {
     const char *nodes;
     const char *slots;
     const char *hostfile;
+    const char *sockets;    /* --sockets COUNTS, per node */
+    const char *socketfile; /* --socketfile FILE */
     int64_t ranks;
     bool have_algorithm;
     smp_algorithm algorithm;
@@ -29,6 +31,16 @@ void cli_json_spec(json_t *obj, const smp_spec *spec);
 /* Prints "stencil-map: <msg>" and returns the status as exit code. */
 int cli_fail(const smp_error *err);
 double cli_now(void);
+
+/* Sockets per node from --sockets, else the spec's "sockets"; *sockets is
+ * NULL (and 0 returned) when neither gives them.  Non-zero: exit code. */
+int cli_sockets_of(const struct cli_opts *o, const smp_spec *spec, const smp_nodes *nodes,
+                   int32_t **sockets);
+/* Splits pl's nodes over their sockets; fills the split's and the naive
+ * split's inter-socket scores, and *socket_of_rank if not NULL. */
+int cli_socket_split(const smp_spec *spec, const smp_placement *pl, const int32_t *sockets,
+                     int32_t **socket_of_rank, smp_socket_score *planned,
+                     smp_socket_score *naive);
 
 int cmd_plan(int argc, char **argv);
 int cmd_score(int argc, char **argv);

@@ -70,6 +70,12 @@ int cmd_compare(int argc, char **argv)
         smp_nodes_free(&nodes);
         return rc;
     }
+    int32_t *sockets = NULL;
+    if ((rc = cli_sockets_of(&o, &spec, &nodes, &sockets))) {
+        smp_spec_free(&spec);
+        smp_nodes_free(&nodes);
+        return rc;
+    }
     smp_score base = {0};
     json_t *rows = json_array();
     if (!o.json) {
@@ -79,8 +85,11 @@ int cmd_compare(int argc, char **argv)
         printf(", stencil %s (%d offsets), %lld ranks on %d nodes (%lld slots)\n\n",
                spec.stencil.name[0] ? spec.stencil.name : "custom", spec.stencil.count,
                (long long)spec.grid.size, nodes.count, (long long)nodes.total_slots);
-        printf("%-11s %10s %8s %9s %9s %10s\n", "algorithm", "J_sum", "J_max", "sum/blk", "max/blk",
+        printf("%-11s %10s %8s %9s %9s %10s", "algorithm", "J_sum", "J_max", "sum/blk", "max/blk",
                "time(ms)");
+        if (sockets)
+            printf(" %10s %10s %8s", "J_socket", "naive", "max/sock");
+        printf("\n");
     }
     /* blocked first: it is the baseline of the ratios */
     static const smp_algorithm order[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
@@ -105,6 +114,16 @@ int cmd_compare(int argc, char **argv)
         }
         if (order[k] == SMP_ALG_BLOCKED)
             base = pl.score;
+        smp_socket_score ss = {0}, ns = {0};
+        char sock_cols[64] = "";
+        if (sockets) {
+            if ((rc = cli_socket_split(&spec, &pl, sockets, NULL, &ss, &ns))) {
+                smp_placement_free(&pl);
+                break;
+            }
+            snprintf(sock_cols, sizeof(sock_cols), " %10lld %10lld %8lld", (long long)ss.j_sum,
+                     (long long)ns.j_sum, (long long)ss.j_max);
+        }
         double rs = base.j_sum ? (double)pl.score.j_sum / base.j_sum : 1.0;
         double rm = base.j_max ? (double)pl.score.j_max / base.j_max : 1.0;
         if (o.json) {
@@ -112,6 +131,13 @@ int cmd_compare(int argc, char **argv)
                                     smp_algorithm_name(pl.algorithm), "j_sum", (json_int_t)pl.score.j_sum,
                                     "j_max", (json_int_t)pl.score.j_max, "j_sum_ratio", rs, "j_max_ratio",
                                     rm, "seconds", ms / 1e3);
+            if (sockets) {
+                json_object_set_new(row, "j_socket_sum", json_integer(ss.j_sum));
+                json_object_set_new(row, "j_socket_max", json_integer(ss.j_max));
+                json_object_set_new(row, "naive_sockets",
+                                    json_pack("{s:I,s:I}", "j_socket_sum", (json_int_t)ns.j_sum,
+                                              "j_socket_max", (json_int_t)ns.j_max));
+            }
             if (order[k] == SMP_ALG_AUTO) {
                 json_object_set_new(row, "refined", json_boolean(pl.refined));
                 json_object_set_new(row, "fold_axis", pl.fold_axis >= 0 ? json_integer(pl.fold_axis)
@@ -128,12 +154,13 @@ int cmd_compare(int argc, char **argv)
             if (pl.refined)
                 snprintf(how + strlen(how), sizeof(how) - strlen(how), ", refined from J_sum %lld",
                          (long long)pl.constructed.j_sum);
-            printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f   (chose %s%s)\n", name, (long long)pl.score.j_sum,
-                   (long long)pl.score.j_max, rs, rm, ms, smp_algorithm_name(pl.algorithm), how);
+            printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f%s   (chose %s%s)\n", name,
+                   (long long)pl.score.j_sum, (long long)pl.score.j_max, rs, rm, ms, sock_cols,
+                   smp_algorithm_name(pl.algorithm), how);
         }
         else
-            printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f\n", name, (long long)pl.score.j_sum,
-                   (long long)pl.score.j_max, rs, rm, ms);
+            printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f%s\n", name, (long long)pl.score.j_sum,
+                   (long long)pl.score.j_max, rs, rm, ms, sock_cols);
         if (o.map && !o.json && order[k] != SMP_ALG_AUTO)
             cli_print_map(stdout, &spec.grid, &pl, &nodes);
         smp_placement_free(&pl);
@@ -152,6 +179,7 @@ int cmd_compare(int argc, char **argv)
     } else {
         json_decref(rows);
     }
+    free(sockets);
     smp_spec_free(&spec);
     smp_nodes_free(&nodes);
     return rc;

@@ -19,6 +19,29 @@ static int write_hostfile(const char *path, const smp_nodes *nodes, const smp_pl
     return s ? cli_fail(&err) : 0;
 }
 
+/* Line r holds rank r's socket index inside its node. */
+static int write_socketfile(const char *path, const int32_t *socket_of_rank, int64_t ranks)
+{
+    smp_error err;
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "--socketfile %s: cannot create: %m", path);
+        return cli_fail(&err);
+    }
+    bool bad = false;
+    for (int64_t r = 0; r < ranks && !bad; r++)
+        bad = fprintf(f, "%d\n", (int)socket_of_rank[r]) < 0;
+    if (f != stdout)
+        bad = fclose(f) != 0 || bad;
+    else
+        bad = fflush(f) != 0 || bad;
+    if (bad) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "--socketfile %s: write failed", path);
+        return cli_fail(&err);
+    }
+    return 0;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     struct cli_opts o;
@@ -34,6 +57,19 @@ int cmd_plan(int argc, char **argv)
         smp_nodes_free(&nodes);
         return rc;
     }
+    int32_t *sockets = NULL, *socket_of_rank = NULL;
+    smp_socket_score sock = {0}, naive = {0};
+    if ((rc = cli_sockets_of(&o, &spec, &nodes, &sockets))) {
+        smp_spec_free(&spec);
+        smp_nodes_free(&nodes);
+        return rc;
+    }
+    if (o.socketfile && !sockets) {
+        smp_error_set(&err, SMP_ERR_INPUT, "--socketfile: needs --sockets or the spec's \"sockets\"");
+        smp_spec_free(&spec);
+        smp_nodes_free(&nodes);
+        return cli_fail(&err);
+    }
     smp_placement pl = {0}, blocked = {0};
     double t0 = cli_now();
     smp_status s = smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, spec.algorithm,
@@ -46,6 +82,10 @@ int cmd_plan(int argc, char **argv)
         rc = cli_fail(&err);
     else if (o.hostfile)
         rc = write_hostfile(o.hostfile, &nodes, &pl);
+    if (!s && !rc && sockets)
+        rc = cli_socket_split(&spec, &pl, sockets, &socket_of_rank, &sock, &naive);
+    if (!s && !rc && o.socketfile)
+        rc = write_socketfile(o.socketfile, socket_of_rank, pl.ranks);
     if (!s && !rc) {
         if (o.json) {
             json_t *j = json_object();
@@ -63,6 +103,13 @@ int cmd_plan(int argc, char **argv)
                                                              "j_max", pl.score.w_max, "blocked_j_sum",
                                                              blocked.score.w_sum, "blocked_j_max",
                                                              blocked.score.w_max));
+            if (sockets) {
+                json_object_set_new(j, "j_socket_sum", json_integer(sock.j_sum));
+                json_object_set_new(j, "j_socket_max", json_integer(sock.j_max));
+                json_object_set_new(j, "naive_sockets",
+                                    json_pack("{s:I,s:I}", "j_socket_sum", (json_int_t)naive.j_sum,
+                                              "j_socket_max", (json_int_t)naive.j_max));
+            }
             json_object_set_new(j, "seconds", json_real(seconds));
             json_object_set_new(j, "hostfile", o.hostfile ? json_string(o.hostfile) : json_null());
             json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -74,6 +121,11 @@ int cmd_plan(int argc, char **argv)
                    smp_algorithm_name(pl.algorithm), (long long)pl.ranks, nodes.count,
                    (long long)pl.score.j_sum, (long long)blocked.score.j_sum,
                    (long long)pl.score.j_max, (long long)blocked.score.j_max, seconds * 1e3);
+            if (sockets)
+                printf("stencil-map: inter-socket edges %lld (naive split %lld), "
+                       "max per socket %lld (naive split %lld)\n",
+                       (long long)sock.j_sum, (long long)naive.j_sum, (long long)sock.j_max,
+                       (long long)naive.j_max);
         }
         if (o.map && !o.json) {
             printf("blocked:\n");
@@ -84,6 +136,8 @@ int cmd_plan(int argc, char **argv)
     }
     smp_placement_free(&pl);
     smp_placement_free(&blocked);
+    free(sockets);
+    free(socket_of_rank);
     smp_spec_free(&spec);
     smp_nodes_free(&nodes);
     return rc;

@@ -45,9 +45,9 @@ static bool option_used(const char *cmd, const char *opt)
     static const struct {
         const char *cmd, *opts;
     } used[] = {
-        {"plan", " nodes slots ranks algorithm hostfile json map "},
+        {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map "},
         {"score", " hostfile ranks json map "},
-        {"compare", " nodes slots ranks json map "},
+        {"compare", " nodes slots ranks sockets json map "},
     };
     char key[40];
     snprintf(key, sizeof(key), " %s ", opt);
@@ -64,6 +64,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         {"ranks", required_argument, NULL, 'n'},   {"algorithm", required_argument, NULL, 'a'},
         {"hostfile", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
         {"map", no_argument, NULL, 'm'},           {"help", no_argument, NULL, 'h'},
+        {"sockets", required_argument, NULL, 'k'}, {"socketfile", required_argument, NULL, 'K'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
@@ -80,6 +81,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         case 'N': o->nodes = optarg; break;
         case 'S': o->slots = optarg; break;
         case 'f': o->hostfile = optarg; break;
+        case 'k': o->sockets = optarg; break;
+        case 'K': o->socketfile = optarg; break;
         case 'j': o->json = true; break;
         case 'm': o->map = true; break;
         case 'h': cli_usage_of(cmd, stdout); exit(0);

@@ -14,7 +14,8 @@ static const char exit_line[] = "Exit status: 0 ok, 2 bad input, 3 infeasible, 4
 static void plan_usage(FILE *out)
 {
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
-          "                       [--algorithm A] [--hostfile FILE] [--json] [--map]\n"
+          "                       [--algorithm A] [--hostfile FILE] [--sockets COUNTS]\n"
+          "                       [--socketfile FILE] [--json] [--map]\n"
           "\n"
           "Computes which node each rank runs on and prints a summary line.\n"
           "\n",
@@ -27,6 +28,10 @@ static void plan_usage(FILE *out)
           "--algorithm A     auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
           "                  (default: the spec's)\n"
           "--hostfile FILE   write line r = node of rank r ('-': standard output)\n"
+          "--sockets COUNTS  sockets per node, as --slots (default: the spec's \"sockets\"):\n"
+          "                  split each node's ranks over its sockets and report the\n"
+          "                  inter-socket edges beside the naive split's\n"
+          "--socketfile FILE write line r = socket of rank r in its node ('-': stdout)\n"
           "--json            one JSON object instead of the summary line\n"
           "--map             draw blocked and the placement, one letter per node\n"
           "--help            this text\n"
@@ -57,7 +62,7 @@ static void score_usage(FILE *out)
 static void compare_usage(FILE *out)
 {
     fputs("usage: stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
-          "                          [--json] [--map]\n"
+          "                          [--sockets COUNTS] [--json] [--map]\n"
           "\n"
           "Puts every algorithm's J_sum and J_max side by side; when built with\n"
           "Scotch, Scotch's mapping is the last row, for comparison.\n"
@@ -68,6 +73,8 @@ static void compare_usage(FILE *out)
           "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
           "--ranks P         the number of ranks, for specs with automatic dims\n"
           "                  (default: every slot)\n"
+          "--sockets COUNTS  sockets per node, as --slots: add each algorithm's\n"
+          "                  inter-socket edges and the naive split's\n"
           "--json            one JSON object\n"
           "--map             draw each algorithm's placement, one letter per node\n"
           "--help            this text\n"

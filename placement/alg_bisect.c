@@ -194,8 +194,14 @@ static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int
     jobs[(*njobs)++] = (struct bs_job){lo, lo + split, a, bm};
 }
 
-smp_status smp_place_bisect(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
-                            int nnodes, int32_t *node_of_rank, smp_error *err)
+/* Bisects every part of the grid into its run of groups: with parts NULL
+ * the whole grid into groups [0, nnodes); otherwise part_of_rank[r] names
+ * rank r's part, part q owns groups [first[q], first[q + 1]), and its
+ * ranks (as many as those groups' capacities) are split among them only.
+ * A region is any set of cells, so each part is split on its own. */
+static smp_status bisect_parts(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                               int nnodes, const int32_t *part_of_rank, const int32_t *first,
+                               int nparts, int32_t *node_of_rank, smp_error *err)
 {
     struct bs_ctx c = {.grid = grid, .cap = cap, .node_of_rank = node_of_rank};
     struct bs_job *jobs = NULL;
@@ -240,13 +246,32 @@ smp_status smp_place_bisect(const smp_grid *grid, const smp_stencil *st, const i
     /* a stack of jobs rather than recursion: with very uneven nodes the
      * splits can nest as deep as there are nodes; every split adds one
      * job net, so nnodes + 1 entries are enough */
-    jobs = malloc(sizeof(struct bs_job) * ((size_t)nnodes + 1));
+    jobs = malloc(sizeof(struct bs_job) * ((size_t)nnodes + (size_t)nparts + 1));
     if (!jobs) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "bisect: out of memory for %d nodes", nnodes);
         goto done;
     }
     int njobs = 0;
-    jobs[njobs++] = (struct bs_job){0, p, 0, nnodes};
+    if (!part_of_rank) {
+        jobs[njobs++] = (struct bs_job){0, p, 0, nnodes};
+    } else {
+        /* ranks in part order (a stable counting sort, reusing tmp): part
+         * q's ranks then fill perm[prefix[first[q]], prefix[first[q + 1]]) */
+        int64_t *fill = malloc(sizeof(int64_t) * ((size_t)nparts + 1));
+        if (!fill) {
+            s = smp_error_set(err, SMP_ERR_SYSTEM, "bisect: out of memory for %d parts", nparts);
+            goto done;
+        }
+        for (int q = 0; q < nparts; q++)
+            fill[q] = c.prefix[first[q]];
+        for (int64_t r = 0; r < p; r++)
+            c.perm[fill[part_of_rank[r]]++] = (int32_t)r;
+        free(fill);
+        for (int q = 0; q < nparts; q++)
+            if (first[q + 1] > first[q])
+                jobs[njobs++] = (struct bs_job){c.prefix[first[q]], c.prefix[first[q + 1]],
+                                                first[q], first[q + 1]};
+    }
     while (njobs > 0) {
         struct bs_job job = jobs[--njobs];
         bisect(&c, job, jobs, &njobs);
@@ -263,4 +288,17 @@ done:
     free(jobs);
     free(c.coord);
     return s;
+}
+
+smp_status smp_place_bisect(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                            int nnodes, int32_t *node_of_rank, smp_error *err)
+{
+    return bisect_parts(grid, st, cap, nnodes, NULL, NULL, 0, node_of_rank, err);
+}
+
+smp_status smp_bisect_within(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                             int ngroups, const int32_t *part_of_rank, const int32_t *first,
+                             int nparts, int32_t *group_of_rank, smp_error *err)
+{
+    return bisect_parts(grid, st, cap, ngroups, part_of_rank, first, nparts, group_of_rank, err);
 }

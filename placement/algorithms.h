@@ -22,6 +22,18 @@ smp_status smp_place_nodecart(const smp_grid *, const smp_stencil *, const int32
                               int32_t *, smp_error *);
 smp_status smp_place_bisect(const smp_grid *, const smp_stencil *, const int32_t *, int,
                             int32_t *, smp_error *);
+/* Bisection inside parts (sockets.c): part q's ranks (part_of_rank[r] ==
+ * q) are split over groups [first[q], first[q + 1]) with exact sizes
+ * cap[g] > 0; the caps of a part's groups add up to its rank count. */
+smp_status smp_bisect_within(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                             int ngroups, const int32_t *part_of_rank, const int32_t *first,
+                             int nparts, int32_t *group_of_rank, smp_error *err);
+/* Refinement that only moves ranks between labels with the same parent:
+ * parent[label] (e.g. the node of a socket group), so the parents' rank
+ * sets never change. */
+smp_status smp_refine_within(const smp_grid *grid, const smp_stencil *st, int32_t *label,
+                             int nlabels, const int32_t *parent, int64_t budget,
+                             smp_refine_stats *stats, smp_error *err);
 
 /* a better than b: lower J_sum (weighted if weights are given), then J_max */
 bool smp_score_better(const smp_score *a, const smp_score *b, bool weighted);

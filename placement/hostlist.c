@@ -133,8 +133,8 @@ smp_status smp_hostlist_expand(const char *hostlist, char ***names, int *count, 
     return SMP_OK;
 }
 
-/* "48(x3),32" -> 48,48,48,32 into slots[0..count); a lone "8" fills all. */
-static smp_status parse_slots(const char *spec, int32_t *slots, int count, smp_error *err)
+smp_status smp_counts_parse(const char *spec, const char *field, int32_t *slots, int count,
+                            smp_error *err)
 {
     int filled = 0;
     const char *p = spec;
@@ -144,22 +144,22 @@ static smp_status parse_slots(const char *spec, int32_t *slots, int count, smp_e
         long v = strtol(p, &e, 10);
         long rep = 1;
         if (e == p || errno || v < 1 || v > INT32_MAX)
-            return smp_error_set(err, SMP_ERR_INPUT, "--slots: '%.100s': counts must be positive integers", spec);
+            return smp_error_set(err, SMP_ERR_INPUT, "%s: '%.100s': counts must be positive integers", field, spec);
         if (*e == '(') {
             if (e[1] != 'x')
-                return smp_error_set(err, SMP_ERR_INPUT, "--slots: '%.100s': expected N(xM)", spec);
+                return smp_error_set(err, SMP_ERR_INPUT, "%s: '%.100s': expected N(xM)", field, spec);
             char *e2;
             rep = strtol(e + 2, &e2, 10);
             if (e2 == e + 2 || *e2 != ')' || rep < 1 || rep > SMP_MAX_NODES)
-                return smp_error_set(err, SMP_ERR_INPUT, "--slots: '%.100s': bad repeat count", spec);
+                return smp_error_set(err, SMP_ERR_INPUT, "%s: '%.100s': bad repeat count", field, spec);
             e = e2 + 1;
         }
         if (*e && (*e != ',' || e[1] == '\0'))
-            return smp_error_set(err, SMP_ERR_INPUT, "--slots: '%.100s': unexpected '%c'", spec, *e);
+            return smp_error_set(err, SMP_ERR_INPUT, "%s: '%.100s': unexpected '%c'", field, spec, *e);
         for (long k = 0; k < rep; k++) {
             if (filled >= count)
-                return smp_error_set(err, SMP_ERR_INPUT, "--slots: '%.100s' lists more nodes than the %d given",
-                                     spec, count);
+                return smp_error_set(err, SMP_ERR_INPUT, "%s: '%.100s' lists more nodes than the %d given",
+                                     field, spec, count);
             slots[filled++] = (int32_t)v;
         }
         p = *e ? e + 1 : e;
@@ -168,8 +168,8 @@ static smp_status parse_slots(const char *spec, int32_t *slots, int count, smp_e
         for (int i = 1; i < count; i++)
             slots[i] = slots[0];
     else if (filled != count)
-        return smp_error_set(err, SMP_ERR_INPUT, "--slots: '%.100s' lists %d nodes but --nodes has %d", spec,
-                             filled, count);
+        return smp_error_set(err, SMP_ERR_INPUT, "%s: '%.100s' lists %d nodes but --nodes has %d", field,
+                             spec, filled, count);
     return SMP_OK;
 }
 
@@ -185,7 +185,7 @@ smp_status smp_nodes_parse(smp_nodes *nodes, const char *hostlist, const char *s
     else if (!(nodes->slots = malloc(sizeof(int32_t) * (size_t)nodes->count)))
         s = smp_error_set(err, SMP_ERR_SYSTEM, "--slots: out of memory");
     else
-        s = parse_slots(slots, nodes->slots, nodes->count, err);
+        s = smp_counts_parse(slots, "--slots", nodes->slots, nodes->count, err);
     if (s) {
         smp_nodes_free(nodes);
         return s;

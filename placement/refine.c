@@ -63,6 +63,7 @@ struct rf_ctx {
     double *nw;
     int64_t *mt;    /* scratch: the moved rank's list, kept while nt is reused */
     int64_t moves;
+    const int32_t *parent; /* NULL, or: only pairs with the same parent */
 };
 
 static bool heap_before(const struct heap_ent *a, const struct heap_ent *b)
@@ -249,7 +250,8 @@ static smp_status boundary_lists(struct rf_ctx *c, int64_t p, int nnodes, const 
             continue;
         int n = nlist(c, v);
         for (int i = 0; i < n; i++)
-            if (c->node[c->nt[i]] != me) {
+            if (c->node[c->nt[i]] != me &&
+                (!c->parent || c->parent[c->node[c->nt[i]]] == c->parent[me])) {
                 c->lock[v] = mark;
                 start[me + 1]++;
                 break;
@@ -313,7 +315,8 @@ static smp_status refine_passes(struct rf_ctx *c, int64_t p, int nnodes, smp_ref
                 int n = nlist(c, v);
                 for (int j = 0; j < n; j++) {
                     int32_t b = c->node[c->nt[j]];
-                    if (b > a && active[b] && seen[b] != a) {
+                    if (b > a && active[b] && seen[b] != a &&
+                        (!c->parent || c->parent[b] == c->parent[a])) {
                         seen[b] = a;
                         pairs[np++] = b;
                     }
@@ -381,8 +384,9 @@ int64_t smp_refine_default_budget(int64_t ranks)
     return SMP_REFINE_WORK_PER_RANK * ranks + SMP_REFINE_WORK_MIN;
 }
 
-smp_status smp_refine(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
-                      int nnodes, int64_t budget, smp_refine_stats *stats, smp_error *err)
+static smp_status refine_impl(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                              int nnodes, const int32_t *parent, int64_t budget,
+                              smp_refine_stats *stats, smp_error *err)
 {
     if (stats)
         memset(stats, 0, sizeof(*stats));
@@ -396,7 +400,7 @@ smp_status smp_refine(const smp_grid *grid, const smp_stencil *st, int32_t *node
         return s; /* also rejects ranks on nodes out of range */
     if (budget <= 0)
         budget = smp_refine_default_budget(grid->size);
-    struct rf_ctx c = {.node = node_of_rank, .budget = budget};
+    struct rf_ctx c = {.node = node_of_rank, .budget = budget, .parent = parent};
     if ((s = smp_nbr_init(&c.nb, grid, st, err)))
         return s;
     int64_t p = grid->size;
@@ -442,4 +446,17 @@ done:
     free(c.log_v);
     free(orig);
     return s;
+}
+
+smp_status smp_refine(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                      int nnodes, int64_t budget, smp_refine_stats *stats, smp_error *err)
+{
+    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, stats, err);
+}
+
+smp_status smp_refine_within(const smp_grid *grid, const smp_stencil *st, int32_t *label,
+                             int nlabels, const int32_t *parent, int64_t budget,
+                             smp_refine_stats *stats, smp_error *err)
+{
+    return refine_impl(grid, st, label, nlabels, parent, budget, stats, err);
 }

@@ -228,10 +228,42 @@ static smp_status parse_algorithm(smp_spec *spec, const json_t *js, smp_error *e
     return SMP_OK;
 }
 
+/* "bind" and "sockets": how the plugin binds tasks inside a node, and the
+ * socket count per node for when Slurm does not say (the CLI). */
+static smp_status parse_binding(smp_spec *spec, const json_t *bind, const json_t *sockets,
+                                smp_error *err)
+{
+    if (bind) {
+        const char *b = json_string_value(bind);
+        if (!b)
+            return smp_error_set(err, SMP_ERR_INPUT, "bind: must be \"none\" or \"socket\", not %s",
+                                 json_kind(bind));
+        if (!strcmp(b, "none"))
+            spec->bind = SMP_BIND_NONE;
+        else if (!strcmp(b, "socket"))
+            spec->bind = SMP_BIND_SOCKET;
+        else
+            return smp_error_set(err, SMP_ERR_INPUT,
+                                 "bind: unknown '%.64s' (one of none, socket)", b);
+    }
+    if (sockets) {
+        if (!json_is_integer(sockets))
+            return smp_error_set(err, SMP_ERR_INPUT, "sockets: must be an integer, not %s",
+                                 json_kind(sockets));
+        json_int_t n = json_integer_value(sockets);
+        if (n < 1 || n > SMP_MAX_SOCKETS)
+            return smp_error_set(err, SMP_ERR_INPUT, "sockets: must be 1 to %d, not %lld",
+                                 SMP_MAX_SOCKETS, (long long)n);
+        spec->sockets = (int)n;
+    }
+    return SMP_OK;
+}
+
 smp_status smp_spec_parse(smp_spec *spec, const char *text, size_t len, const char *specs_dir,
                           smp_error *err)
 {
-    static const char *const keys[] = {"grid", "stencil", "algorithm", "description", NULL};
+    static const char *const keys[] = {"grid",  "stencil", "algorithm", "description",
+                                       "bind",  "sockets", NULL};
     memset(spec, 0, sizeof(*spec));
     if (len > SMP_MAX_SPEC_BYTES)
         return smp_error_set(err, SMP_ERR_INPUT, "spec: %zu bytes, above the limit of %d", len,
@@ -254,9 +286,11 @@ smp_status smp_spec_parse(smp_spec *spec, const char *text, size_t len, const ch
         s = smp_error_set(err, SMP_ERR_INPUT, "grid: missing");
     else if (!st)
         s = smp_error_set(err, SMP_ERR_INPUT, "stencil: missing");
-    else if (!(s = parse_grid(spec, grid, err)) && !(s = parse_stencil(spec, st, specs_dir, err)) &&
-             alg)
-        s = parse_algorithm(spec, alg, err);
+    else if ((s = parse_grid(spec, grid, err)) || (s = parse_stencil(spec, st, specs_dir, err)) ||
+             (alg && (s = parse_algorithm(spec, alg, err))))
+        ;
+    else
+        s = parse_binding(spec, json_object_get(root, "bind"), json_object_get(root, "sockets"), err);
     json_decref(root);
     if (s)
         smp_spec_free(spec);

@@ -1,5 +1,5 @@
 /* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
- * max_ranks=.  Anything else is an error, so a typo is never ignored. */
+ * max_ranks=, bind=.  Anything else is an error, so a typo is never ignored. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
         const char *eq = strchr(arg, '=');
         if (!eq)
             return fail(msg, n, "plugstack argument '%.100s': expected KEY=VALUE (keys: %s)", arg,
-                        "default, algorithm, on_error, record_dir, max_ranks");
+                        "default, algorithm, on_error, record_dir, max_ranks, bind");
         size_t klen = (size_t)(eq - arg);
         const char *val = eq + 1;
 #define KEY(k) (klen == sizeof(k) - 1 && !strncmp(arg, k, klen))
@@ -62,9 +62,17 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
                 return fail(msg, n, "plugstack argument max_ranks=%.100s: %s", val,
                             "must be a positive integer");
             pol->max_ranks = v;
+        } else if (KEY("bind")) {
+            if (!strcmp(val, "socket"))
+                pol->bind_socket = true;
+            else if (!strcmp(val, "none"))
+                pol->bind_socket = false;
+            else
+                return fail(msg, n, "plugstack argument bind=%.100s: %s", val,
+                            "must be 'none' or 'socket'");
         } else {
             return fail(msg, n, "plugstack argument '%.100s': unknown key (known: %s)", arg,
-                        "default, algorithm, on_error, record_dir, max_ranks");
+                        "default, algorithm, on_error, record_dir, max_ranks, bind");
         }
 #undef KEY
     }

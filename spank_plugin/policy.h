@@ -17,6 +17,9 @@ typedef struct {
     sm_on_error on_error;     /* on_error=fail|blocked */
     char record_dir[1024];    /* record_dir=DIR (absolute), "" = no records */
     int64_t max_ranks;        /* max_ranks=N, 0 = no limit */
+    bool bind_socket;         /* bind=socket: bind every placed step's tasks to
+                               * their socket (bind=none, the default: only
+                               * specs with "bind": "socket") */
 } sm_policy;
 
 /* Parses the plugstack.conf arguments.  Returns 0, or -1 with a message in

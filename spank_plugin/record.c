@@ -94,6 +94,20 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
         for (int64_t r = 0; r < st->pl.ranks; r++)
             json_array_append_new(place, json_string(st->nodes.names[st->pl.node_of_rank[r]]));
         json_object_set_new(j, "placement", place);
+        if (st->bind) { /* optional fields: only steps bound to sockets have them */
+            json_t *socks = json_array();
+            for (int i = 0; i < st->nodes.count; i++)
+                json_array_append_new(socks, json_integer(st->sockets[i]));
+            json_object_set_new(j, "bind", json_string("socket"));
+            json_object_set_new(j, "sockets", socks);
+            json_object_set_new(j, "j_socket_sum", json_integer(st->sock.j_sum));
+            json_object_set_new(j, "j_socket_max", json_integer(st->sock.j_max));
+            json_object_set_new(j, "naive_j_socket_sum", json_integer(st->sock_naive.j_sum));
+            json_object_set_new(j, "naive_j_socket_max", json_integer(st->sock_naive.j_max));
+            json_object_set_new(j, "sockets_note", st->sockets_note[0]
+                                                       ? json_string(st->sockets_note)
+                                                       : json_null());
+        }
     } else {
         json_object_set_new(j, "grid", json_null());
         json_object_set_new(j, "stencil", json_null());

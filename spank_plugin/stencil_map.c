@@ -13,7 +13,9 @@
  *  sbatch/salloc (ALLOCATOR)   validates the spec and exports
  *                              STENCIL_MAP_SPEC to the job's environment.
  *  slurmstepd (S_CTX_REMOTE)   sets STENCIL_MAP_COORDS of every task from
- *                              STENCIL_MAP_DIMS; reads no file.
+ *                              STENCIL_MAP_DIMS, and with bind=socket
+ *                              STENCIL_MAP_SOCKET from the socket map, and
+ *                              binds the task to that package; reads no file.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -27,6 +29,8 @@
 
 #include "alloc.h"
 #include "alloc_check.h"
+#include "bind_task.h"
+#include "node_sockets.h"
 #include "coords.h"
 #include "policy.h"
 #include "record.h"
@@ -139,7 +143,7 @@ static int apply_local(const char *spec, sm_spec_source src)
         return 0;
     }
     if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent(),
-                     sm_alloc_check_current)) {
+                     sm_alloc_check_current, sm_node_sockets_slurm)) {
         say("%s", step.error);
         write_record(env_job_id(), SM_NO_STEP, false, step.error);
         sm_step_release(&step);
@@ -332,7 +336,9 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         slurm_error("stencil-map: cannot set STENCIL_MAP_COORDS");
         return -1;
     }
-    return 0;
+    uint32_t local = 0;
+    spank_get_item(sp, S_TASK_ID, &local);
+    return sm_task_bind(sp, rank, local);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "private_dir.h"
+#include "socket_map.h"
 #include "step.h"
 
 extern char **environ;
@@ -27,8 +28,56 @@ static double now(void)
     return clock_s(CLOCK_MONOTONIC);
 }
 
+/* The second level: socket counts, the split, and its encoding for the
+ * tasks. */
+static smp_status plan_sockets(sm_step *st, sm_sockets_fn sockets_of, smp_error *err)
+{
+    char msg[300];
+    if (sm_socket_map_fits(st->pl.ranks, msg, sizeof(msg)))
+        return smp_error_set(err, SMP_ERR_INPUT, "%s", msg); /* before any work */
+    int nn = st->nodes.count;
+    st->sockets = malloc(sizeof(int32_t) * (size_t)nn);
+    st->socket_of_rank = malloc(sizeof(int32_t) * (size_t)st->pl.ranks);
+    int32_t *naive = malloc(sizeof(int32_t) * (size_t)st->pl.ranks);
+    if (!st->sockets || !st->socket_of_rank || !naive) {
+        free(naive);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "bind=socket: out of memory");
+    }
+    st->sockets_note[0] = '\0';
+    for (int i = 0; i < nn; i++)
+        st->sockets[i] = 0;
+    if (sockets_of)
+        sockets_of(&st->nodes, st->sockets, st->sockets_note, sizeof(st->sockets_note));
+    /* unknown (0) or out of range: the spec's "sockets", else 1 */
+    int unknown = 0;
+    for (int i = 0; i < nn; i++)
+        if (st->sockets[i] < 1 || st->sockets[i] > SMP_MAX_SOCKETS) {
+            st->sockets[i] = st->spec.sockets > 0 ? st->spec.sockets : 1;
+            unknown++;
+        }
+    if (unknown && !st->sockets_note[0])
+        snprintf(st->sockets_note, sizeof(st->sockets_note),
+                 "socket count of %d node(s) unknown: %d assumed", unknown,
+                 st->spec.sockets > 0 ? st->spec.sockets : 1);
+    smp_status s = smp_plan_sockets(&st->spec.grid, &st->spec.stencil, st->pl.node_of_rank, nn,
+                                    st->sockets, st->socket_of_rank, &st->sock, err);
+    if (!s)
+        s = smp_sockets_naive(&st->spec.grid, st->pl.node_of_rank, nn, st->sockets, naive, err);
+    if (!s)
+        s = smp_socket_score_compute(&st->spec.grid, &st->spec.stencil, st->pl.node_of_rank, nn,
+                                     st->sockets, naive, &st->sock_naive, err);
+    free(naive);
+    if (s)
+        return s;
+    st->socket_map = sm_socket_map_encode(st->socket_of_rank, st->pl.ranks, msg, sizeof(msg));
+    if (!st->socket_map)
+        return smp_error_set(err, SMP_ERR_INPUT, "%s", msg);
+    return SMP_OK;
+}
+
 static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a,
-                          const char *tmp_parent, sm_alloc_check_fn check, smp_error *err)
+                          const char *tmp_parent, sm_alloc_check_fn check,
+                          sm_sockets_fn sockets_of, smp_error *err)
 {
     smp_status s = smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
     st->have_spec = true; /* smp_spec_load leaves a freeable spec either way */
@@ -62,6 +111,9 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
                      SMP_ALG_BLOCKED, &st->blocked, err);
     if (s)
         return s;
+    st->bind = pol->bind_socket || st->spec.bind == SMP_BIND_SOCKET;
+    if (st->bind && (s = plan_sockets(st, sockets_of, err)))
+        return s;
     int dfd = sm_private_dir_create(tmp_parent, st->dir, sizeof(st->dir), msg, sizeof(msg));
     if (dfd < 0)
         return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile directory: %s", msg);
@@ -83,8 +135,19 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     return s;
 }
 
+static void free_sockets(sm_step *st)
+{
+    free(st->sockets);
+    free(st->socket_of_rank);
+    free(st->socket_map);
+    st->sockets = st->socket_of_rank = NULL;
+    st->socket_map = NULL;
+    st->bind = false;
+}
+
 int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
-                 sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check)
+                 sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check,
+                 sm_sockets_fn sockets_of)
 {
     memset(st, 0, sizeof(*st));
     snprintf(st->spec_text, sizeof(st->spec_text), "%s", spec);
@@ -93,7 +156,7 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
     smp_error err;
     smp_error_clear(&err);
     double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-    smp_status s = do_plan(st, pol, a, tmp_parent, check, &err);
+    smp_status s = do_plan(st, pol, a, tmp_parent, check, sockets_of, &err);
     st->srun_seconds = now() - t0;
     st->srun_cpu_seconds = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (!s) {
@@ -102,6 +165,7 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
     }
     snprintf(st->error, sizeof(st->error), "%s", err.msg);
     /* nothing of a failed plan is launched */
+    free_sockets(st);
     smp_placement_free(&st->pl);
     smp_placement_free(&st->blocked);
     memset(&st->pl, 0, sizeof(st->pl));
@@ -203,6 +267,8 @@ int sm_step_export_env(const sm_step *st)
     rc |= set_int("STENCIL_MAP_JMAX", st->pl.score.j_max);
     rc |= set_int("STENCIL_MAP_BLOCKED_JSUM", st->blocked.score.j_sum);
     rc |= set_int("STENCIL_MAP_BLOCKED_JMAX", st->blocked.score.j_max);
+    if (st->bind)
+        rc |= setenv(SM_SOCKET_MAP_ENV, st->socket_map, 1);
     rc |= setenv("SLURM_HOSTFILE", st->hostfile, 1);
     return rc ? -1 : 0;
 }
@@ -214,6 +280,10 @@ void sm_step_summary(const sm_step *st, FILE *out)
     fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)\n",
             smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
+    if (st->bind)
+        fprintf(out, "stencil-map: bind=socket, inter-socket edges %lld (naive split %lld)%s%s\n",
+                (long long)st->sock.j_sum, (long long)st->sock_naive.j_sum,
+                st->sockets_note[0] ? "; " : "", st->sockets_note);
 }
 
 void sm_step_drop_hostfile(sm_step *st)
@@ -227,6 +297,7 @@ void sm_step_release(sm_step *st)
 {
     sm_step_drop_hostfile(st);
     st->hostfile[0] = '\0';
+    free_sockets(st);
     smp_placement_free(&st->pl);
     smp_placement_free(&st->blocked);
     if (st->have_spec)

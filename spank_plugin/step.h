@@ -34,18 +34,31 @@ typedef struct {
     double srun_seconds;      /* the whole srun-side path: spec, allocation, plan, hostfile */
     double check_seconds;     /* of which asking slurmctld for the job's nodes */
     double srun_cpu_seconds;  /* CPU time of that path (wall time counts waiting too) */
+    /* second level, when the spec or the site asks for bind=socket */
+    bool bind;                /* tasks get STENCIL_MAP_SOCKET and are bound */
+    int32_t *sockets;         /* per node */
+    int32_t *socket_of_rank;
+    smp_socket_score sock, sock_naive;
+    char *socket_map;         /* the encoded map handed to the tasks */
+    char sockets_note[512];   /* how socket counts were found, when not all from Slurm */
 } sm_step;
 
 /* Checks the nodes read from the environment against the live job; 0 or
  * -1 with a message (see alloc_check.h). */
 typedef int (*sm_alloc_check_fn)(const smp_nodes *nodes, char *msg, size_t n);
+/* Fills sockets[i] for every node, 0 where the count is unknown (then the
+ * spec's "sockets" or 1 is assumed); note says why, or stays "". */
+typedef void (*sm_sockets_fn)(const smp_nodes *nodes, int32_t *sockets, char *note, size_t n);
 
 /* Plans the step.  tmp_parent is where the private directory is made;
- * check (may be NULL) vets the allocation before planning.  Returns 0 when
+ * check (may be NULL) vets the allocation before planning; sockets_of
+ * (may be NULL: the spec's "sockets", else 1 per node) gives socket counts
+ * when the spec's "bind" or the site's bind= asks for socket binding.  Returns 0 when
  * the step may launch (placed, or fallen back to blocked under
  * on_error=blocked), -1 on a failure (message in st->error). */
 int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
-                 sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check);
+                 sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check,
+                 sm_sockets_fn sockets_of);
 /* Sets SLURM_HOSTFILE and STENCIL_MAP_* in this process's environment. */
 int sm_step_export_env(const sm_step *st);
 /* Removes every STENCIL_MAP_* variable (STENCIL_MAP_SPEC too). */

@@ -69,6 +69,12 @@ typedef struct {
     char name[64];      /* name it was loaded by, "" for inline offsets */
 } smp_stencil;
 
+/* Binding inside the node that a spec asks of the plugin. */
+typedef enum {
+    SMP_BIND_NONE = 0,
+    SMP_BIND_SOCKET
+} smp_bind;
+
 /* A parsed spec.  When dims_auto is set, grid.dims are filled in by
  * smp_spec_resolve() from the step's task count. */
 typedef struct {
@@ -77,6 +83,8 @@ typedef struct {
     smp_stencil stencil;
     smp_algorithm algorithm;
     char name[64]; /* named spec it was loaded from, "" for a path or text */
+    smp_bind bind; /* "bind": "none" (default) or "socket" */
+    int sockets;   /* "sockets": per node when not known otherwise, 0 = not given */
 } smp_spec;
 
 /* The allocation: node names with their slot counts, in Slurm's order. */
@@ -170,6 +178,10 @@ void smp_spec_free(smp_spec *spec);
  * style list ("48(x3),32"); a single count applies to every node. */
 smp_status smp_nodes_parse(smp_nodes *nodes, const char *hostlist,
                            const char *slots, smp_error *err);
+/* A per-node count list as --slots takes it ("48(x3),32", a lone "8" for
+ * every node) into counts[0..count); field names it in messages. */
+smp_status smp_counts_parse(const char *text, const char *field, int32_t *counts, int count,
+                            smp_error *err);
 /* Just the hostlist expansion; *names is a malloc'd array of strings. */
 smp_status smp_hostlist_expand(const char *hostlist, char ***names, int *count,
                                smp_error *err);
@@ -199,6 +211,39 @@ smp_status smp_score_compute(const smp_grid *grid, const smp_stencil *st,
                              const int32_t *node_of_rank, int nnodes,
                              smp_score *score, smp_error *err);
 void smp_placement_free(smp_placement *pl);
+
+/* ---- two levels: sockets inside the nodes --------------------------------- */
+#define SMP_MAX_SOCKETS 4096 /* sockets (or NUMA domains) per node */
+
+typedef struct {
+    int64_t j_sum;  /* directed stencil edges between two sockets of one node */
+    int64_t j_max;  /* most such edges leaving one socket */
+    double w_sum;   /* the same, weighted by stencil weights */
+    double w_max;
+} smp_socket_score;
+
+/* How many of a node's `ranks` go to socket k of `sockets`: the ranks
+ * shared as evenly as possible, the first ranks % sockets sockets one more. */
+int64_t smp_socket_share(int64_t ranks, int sockets, int k);
+/* The naive split: each node's ranks in row-major order, the first share
+ * to socket 0, the next to socket 1, and so on. */
+smp_status smp_sockets_naive(const smp_grid *grid, const int32_t *node_of_rank, int nnodes,
+                             const int32_t *sockets, int32_t *socket_of_rank, smp_error *err);
+/* Splits each node's ranks (node_of_rank is a finished placement and does
+ * not change) into sockets[n] groups of exactly smp_socket_share() ranks,
+ * fewest inter-socket stencil edges (weighted when the stencil has
+ * weights): bisection inside each node, then refinement between the
+ * sockets of one node; never worse than the naive split.  Fills
+ * socket_of_rank[r] in [0, sockets[node_of_rank[r]]) and, if score is not
+ * NULL, its inter-socket score.  sockets[n] in [1, SMP_MAX_SOCKETS]. */
+smp_status smp_plan_sockets(const smp_grid *grid, const smp_stencil *st,
+                            const int32_t *node_of_rank, int nnodes, const int32_t *sockets,
+                            int32_t *socket_of_rank, smp_socket_score *score, smp_error *err);
+/* Inter-socket J_sum/J_max of any split; edges between nodes do not count. */
+smp_status smp_socket_score_compute(const smp_grid *grid, const smp_stencil *st,
+                                    const int32_t *node_of_rank, int nnodes,
+                                    const int32_t *sockets, const int32_t *socket_of_rank,
+                                    smp_socket_score *score, smp_error *err);
 
 /* ---- hostfiles -------------------------------------------------------- */
 /* Line r holds the name of rank r's node, as Slurm's arbitrary

@@ -237,5 +237,87 @@ check "infeasible plan writes no hostfile" test ! -e "$work/h-inf"
 run 3 infeasible-hostfile plan "$work/16.json" --nodes 'n[1-3]' --slots 5 --hostfile "$work/h-inf"
 check "infeasible plan left no hostfile" test ! -s "$work/h-inf"
 
+# ---- two levels: --sockets, --socketfile, the spec's "sockets" ---------------
+# check_sockets HOSTFILE SOCKETFILE SOCKETS JSON: every node's ranks shared
+# exactly over its sockets, and the inter-socket edges of the 5-point
+# stencil on the JSON's grid recounted here equal the JSON's j_socket_sum.
+check_sockets() {
+    python3 - "$@" <<'PY'
+import json, sys
+hosts = open(sys.argv[1]).read().split()
+socks = [int(x) for x in open(sys.argv[2]).read().split()]
+nsock = int(sys.argv[3])
+j = json.load(open(sys.argv[4]))
+dims = j["dims"]
+ok = len(hosts) == len(socks) == dims[0] * dims[1]
+per = {}
+for h, s in zip(hosts, socks):
+    per.setdefault(h, [0] * nsock)[s] += 1
+for h, c in per.items():
+    n = sum(c)
+    want = [n // nsock + (1 if k < n % nsock else 0) for k in range(nsock)]
+    if c != want:
+        print("  %s: sockets hold %s, want %s" % (h, c, want)); ok = False
+cut = 0
+for r in range(len(hosts)):
+    x, y = divmod(r, dims[1])
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        u, v = x + dx, y + dy
+        if 0 <= u < dims[0] and 0 <= v < dims[1]:
+            t = u * dims[1] + v
+            cut += hosts[t] == hosts[r] and socks[t] != socks[r]
+if cut != j["j_socket_sum"]:
+    print("  recounted %d inter-socket edges, JSON says %d" % (cut, j["j_socket_sum"])); ok = False
+if j["j_socket_sum"] > j["naive_sockets"]["j_socket_sum"]:
+    print("  worse than the naive split"); ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+for alg in blocked auto; do
+    run 0 "sockets-$alg" plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --ranks 48 --algorithm "$alg" \
+        --sockets 2 --hostfile "$work/hs-$alg" --socketfile "$work/ss-$alg" --json
+    cp "$work/sockets-$alg.out" "$work/sockets-$alg.json"
+    check "sockets ($alg): exact shares, edges recounted, no worse than naive" \
+        check_sockets "$work/hs-$alg" "$work/ss-$alg" 2 "$work/sockets-$alg.json"
+done
+# blocked on 8x6 puts one row and a half per node: the naive split cuts
+# every node across its rows, the planned one must do better
+check "sockets (blocked): better than the naive split" \
+    test "$(jget "$work/sockets-blocked.json" j_socket_sum)" -lt \
+         "$(jget "$work/sockets-blocked.json" naive_sockets.j_socket_sum)"
+run 0 sockets-text plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --ranks 48 --sockets '2(x3),3'
+check "sockets: text names the inter-socket edges and the naive split" \
+    grep -q 'inter-socket edges [0-9]* (naive split [0-9]*)' "$work/sockets-text.out"
+printf '{"grid": {"dims": [8, 6]}, "stencil": "5pt", "bind": "socket", "sockets": 2}\n' \
+    >"$work/bind.json"
+run 0 sockets-spec plan "$work/bind.json" --nodes 'n[1-4]' --slots 12 --algorithm blocked --json
+check "sockets: the spec's \"sockets\" stands in for --sockets" \
+    test "$(jget "$work/sockets-spec.out" j_socket_sum)" = \
+         "$(jget "$work/sockets-blocked.json" j_socket_sum)"
+run 0 sockets-compare compare auto:2d:5pt --nodes 'n[1-4]' --slots 12 --ranks 48 --sockets 2 --json
+check "compare --sockets: every algorithm row has j_socket_sum <= naive" python3 -c '
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["algorithms"] if r["algorithm"] != "scotch" and "j_sum" in r]
+sys.exit(0 if len(rows) >= 6 and all(r["j_socket_sum"] <= r["naive_sockets"]["j_socket_sum"] for r in rows) else 1)
+' "$work/sockets-compare.out"
+run 0 sockets-compare-text compare auto:2d:5pt --nodes 'n[1-4]' --slots 12 --ranks 48 --sockets 2
+check "compare --sockets: text has the J_socket column" grep -q 'J_socket' "$work/sockets-compare-text.out"
+run 2 sockets-zero plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --sockets 0
+err_has sockets-zero "--sockets"
+run 2 sockets-count plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --sockets 2,2
+err_has sockets-count "--sockets: '2,2' lists 2 nodes but --nodes has 4"
+run 2 sockets-big plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --sockets 5000
+err_has sockets-big "--sockets: 5000"
+run 2 socketfile-alone plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --socketfile "$work/sx"
+err_has socketfile-alone "--socketfile"
+printf '{"grid": {"dims": [8, 6]}, "stencil": "5pt", "bind": "core"}\n' >"$work/badbind.json"
+run 2 bad-bind plan "$work/badbind.json" --nodes 'n[1-4]' --slots 12
+err_has bad-bind "bind: unknown 'core'"
+printf '{"grid": {"dims": [8, 6]}, "stencil": "5pt", "sockets": -1}\n' >"$work/badsock.json"
+run 2 bad-spec-sockets plan "$work/badsock.json" --nodes 'n[1-4]' --slots 12
+err_has bad-spec-sockets "sockets: must be 1 to"
+run 2 score-sockets score auto:2d:5pt --hostfile "$work/hs-auto" --sockets 2
+err_has score-sockets "--sockets"
+
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

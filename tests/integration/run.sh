@@ -256,12 +256,93 @@ SH
     echo "srun -n32 wall time, median of 5: without ${wo} ms, with --stencil-map ${wi} ms (all: $(tr '\n' ' ' <out))"
 }
 
+# d. bind=socket: nodes of 8 CPUs that claim 2 sockets (MINICLUSTER_SOCKETS),
+# tasks whose hwloc sees 2 packages of one PU each (PUs 0 and 1 of this
+# machine)
+BIND_ENV=(HWLOC_SYNTHETIC="package:2 core:1 pu:1" HWLOC_THISSYSTEM=1)
+t_bind_socket() { # [SRUN ARGS...]: the socket of every rank and its CPUs
+    # blocked puts a 2x4 block on each node: the naive split (row against
+    # row) cuts 8 directed edges per node, the planned one (2x2 against
+    # 2x2) 4, so a plugin that bound by the naive split would fail below
+    # BIND_IN_SPEC=0: the spec does not ask, plugstack.conf's bind=socket does
+    local ask=', "bind": "socket"'
+    [ "${BIND_IN_SPEC:-1}" = 1 ] || ask=''
+    printf '{"grid": {"dims": [4, 4]}, "stencil": "5pt", "algorithm": "blocked"%s}\n' "$ask" \
+        >"$WORK/spec-bind.json"
+    mc env "${BIND_ENV[@]}" salloc -N2 -n16 srun "$@" --stencil-map="$WORK/spec-bind.json" \
+        "$WORK/bind-task.sh" >out 2>err || { fail "srun failed"; cat err; return 1; }
+    cat err
+    grep -q 'bind=socket, inter-socket edges' err || { fail "no inter-socket line from srun"; return 1; }
+    if grep -q 'socket count' err; then fail "socket counts not read from slurmctld"; return 1; fi
+    "$SM" plan "$WORK/spec-bind.json" --nodes 'node[1-2]' --slots 8 --sockets 2 \
+        --hostfile expected.hosts --socketfile expected.sockets --json >plan.json ||
+        { fail "plan --sockets failed"; return 1; }
+    sort -n out | grep -E '^[0-9]+ ' >tasks
+    [ "$(wc -l <tasks)" -eq 16 ] || { fail "expected 16 task lines"; cat out; return 1; }
+    local r node sock cpus rec record="" want_node want_sock bound=0
+    while read -r r node sock cpus rec; do
+        record=$rec
+        want_node=$(sed -n "$((r + 1))p" expected.hosts)
+        want_sock=$(sed -n "$((r + 1))p" expected.sockets)
+        [ "$node" = "$want_node" ] || { fail "rank $r on $node, plan says $want_node"; return 1; }
+        [ "$sock" = "$want_sock" ] || { fail "rank $r: STENCIL_MAP_SOCKET=$sock, plan says $want_sock"; return 1; }
+        if [ "${BIND_EXPECT:-bound}" = bound ]; then
+            [ "$cpus" = "$sock" ] || { fail "rank $r on socket $sock has Cpus_allowed_list $cpus"; return 1; }
+        else
+            [ "$cpus" = "$BIND_EXPECT" ] || { fail "rank $r bound to $cpus despite --cpu-bind"; return 1; }
+        fi
+        echo "rank $r: $node socket $sock cpus $cpus"
+        bound=$((bound + 1))
+    done <tasks
+    [ "$bound" -eq 16 ] || { fail "checked $bound ranks"; return 1; }
+    # the record carries the inter-socket figures the CLI computes
+    local want got
+    want=$(json_get plan.json 'd["j_socket_sum"]')
+    [ -f "$record" ] || { fail "no audit record ($record)"; return 1; }
+    got=$(json_get "$record" 'd["j_socket_sum"]')
+    [ "$want" = "$got" ] || { fail "record j_socket_sum $got, plan $want"; return 1; }
+    [ "$(json_get "$record" 'd["sockets"]')" = "[2, 2]" ] ||
+        { fail "record sockets $(json_get "$record" 'd["sockets"]')"; return 1; }
+    local naive
+    naive=$(json_get "$record" 'd["naive_j_socket_sum"]')
+    [ "$got" -lt "$naive" ] || { fail "record: j_socket_sum $got not below the naive split's $naive"; return 1; }
+    echo "record: j_socket_sum $got, naive $naive"
+}
+
+t_bind_socket_off() { # neither the spec nor the site asks: no socket, no binding
+    local unbound
+    unbound=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+    printf '{"grid": {"dims": [4, 4]}, "stencil": "5pt", "algorithm": "blocked"}\n' >"$WORK/spec-nobind.json"
+    mc env "${BIND_ENV[@]}" salloc -N2 -n16 srun --stencil-map="$WORK/spec-nobind.json" \
+        "$WORK/bind-task.sh" >out 2>err || { fail "srun failed"; cat err; return 1; }
+    cat err
+    if grep -q 'bind=socket' err; then fail "srun planned sockets unasked"; return 1; fi
+    [ "$(grep -cE '^[0-9]+ ' out)" -eq 16 ] || { fail "expected 16 task lines"; return 1; }
+    awk -v u="$unbound" '$3 != "-" || $4 != u { bad = 1; print "unexpected: " $0 } END { exit bad }' out ||
+        { fail "a task got a socket or a binding"; return 1; }
+    echo "16 tasks without STENCIL_MAP_SOCKET, all on CPUs $unbound"
+}
+
+t_bind_socket_cpu_bind() { # an explicit --cpu-bind: nothing is bound, and srun says so once
+    local unbound
+    unbound=$(grep Cpus_allowed_list /proc/self/status | awk '{ print $2 }')
+    BIND_EXPECT=$unbound t_bind_socket --cpu-bind=none || return 1
+    [ "$(grep -c 'not binding, the step has an explicit --cpu-bind' err)" -eq 1 ] ||
+        { fail "the --cpu-bind note should appear exactly once"; cat err; return 1; }
+}
+
 # ------------------------------------------------------------ main -------
 mkdir -p "$WORK/logs" "$RECORDS"
 chmod 1777 "$RECORDS"
 rm -rf "${RECORDS:?}"/* "$WORK"/logs/* "$WORK"/verify.* "$WORK"/marker.*
 cp "$HERE/task.sh" "$TASK"
 chmod 755 "$TASK"
+cat >"$WORK/bind-task.sh" <<'EOF'
+#!/bin/sh
+# rank, node, socket, the CPUs this task may run on, its step's record
+echo "$SLURM_PROCID $SLURMD_NODENAME ${STENCIL_MAP_SOCKET:--} $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status) ${STENCIL_MAP_RECORD:--}"
+EOF
+chmod 755 "$WORK/bind-task.sh"
 echo '{"grid": {"dims": [4, 8]}, "stencil": "5pt",}' >"$WORK/bad.json"
 echo '{"grid": {"dims": [4, 8]}, "stencil": "no_such_stencil"}' >"$WORK/unknown-stencil.json"
 
@@ -329,6 +410,17 @@ spec_file hyperplane '[4, 6]' 5pt
 REQUIRE_NOT_BLOCKED=1 run_test a-hetero-srun-n24-4x6 t_algorithm "$WORK/spec-hyperplane-4x6-5pt.json" 26 -n24
 run_test a-hetero-auto-compact-3d t_algorithm auto:3d:7pt 26
 run_test a-hetero-nodecart-infeasible t_error 'nodecart: needs the same number of ranks on every node' 26 --stencil-map=nodecart:2d:5pt
+
+echo "== sockets: 2 nodes x 8 CPUs claiming 2 sockets"
+if [[ d-bind-socket =~ ${ONLY:-.} ]]; then
+    MINICLUSTER_SOCKETS=2 cluster_up 8 2
+    run_test d-bind-socket t_bind_socket
+    run_test d-bind-socket-cpu-bind t_bind_socket_cpu_bind
+    plugstack bind=socket
+    BIND_IN_SPEC=0 run_test d-bind-socket-plugstack t_bind_socket
+    plugstack
+    run_test d-bind-socket-off t_bind_socket_off
+fi
 cluster_down
 
 if [ "$SANITIZE" = 1 ]; then

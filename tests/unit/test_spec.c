@@ -455,6 +455,39 @@ static void test_resolve(void **state)
     smp_spec_free(&spec);
 }
 
+/* "bind" and "sockets": defaults, values, and every rejection. */
+static void test_parse_binding(void **state)
+{
+    (void)state;
+    smp_spec spec;
+    smp_error err;
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\"}", &err), err);
+    assert_int_equal(spec.bind, SMP_BIND_NONE);
+    assert_int_equal(spec.sockets, 0);
+    smp_spec_free(&spec);
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", "
+                           "\"bind\": \"socket\", \"sockets\": 2}", &err), err);
+    assert_int_equal(spec.bind, SMP_BIND_SOCKET);
+    assert_int_equal(spec.sockets, 2);
+    smp_spec_free(&spec);
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", "
+                           "\"bind\": \"none\"}", &err), err);
+    assert_int_equal(spec.bind, SMP_BIND_NONE);
+    smp_spec_free(&spec);
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"bind\": \"core\"}",
+           "bind: unknown 'core'");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"bind\": 1}",
+           "bind: must be");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"sockets\": 0}",
+           "sockets: must be 1 to");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"sockets\": 5000}",
+           "sockets: must be 1 to");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"sockets\": \"2\"}",
+           "sockets: must be an integer");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"sockets\": 2.5}",
+           "sockets: must be an integer");
+}
+
 int main(void)
 {
     specs_dir = getenv("STENCILMAP_SPECS_DIR");
@@ -476,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_path_traversal),
         cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_parse_binding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,274 @@
+/* Two levels (issue 6): once the ranks are on their nodes, split each
+ * node's ranks over its sockets (or NUMA domains) so that few stencil
+ * edges cross sockets inside a node.  Edges between nodes are fixed by
+ * then and do not count here.
+ *
+ * Every (node, socket) that receives ranks becomes a group with an exact
+ * size; the groups of one node are found by the same recursive bisection
+ * that places ranks on nodes, run on the node's ranks only, and then
+ * improved by the same refinement, restricted to pairs of groups of one
+ * node so no rank ever changes node.  The naive split (consecutive ranks
+ * per socket), refined the same way, is the fallback: the better of the
+ * two is kept, so the result is never worse than the naive split. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms.h"
+
+/* Keeps the per-socket counters of the score small enough to allocate. */
+#define SMP_MAX_TOTAL_SOCKETS ((int64_t)1 << 26)
+
+int64_t smp_socket_share(int64_t ranks, int sockets, int k)
+{
+    if (sockets < 1 || k < 0 || k >= sockets || ranks < 0)
+        return 0;
+    return ranks / sockets + (k < ranks % sockets ? 1 : 0);
+}
+
+/* Checks the common arguments; fills count[n] (ranks per node) if given. */
+static smp_status check_args(const smp_grid *grid, const int32_t *node_of_rank, int nnodes,
+                             const int32_t *sockets, int64_t *count, smp_error *err)
+{
+    if (nnodes < 1 || nnodes > SMP_MAX_NODES)
+        return smp_error_set(err, SMP_ERR_INPUT, "nodes: %d given, need 1 to %d", nnodes,
+                             SMP_MAX_NODES);
+    if (grid->size > INT32_MAX)
+        return smp_error_set(err, SMP_ERR_INPUT, "sockets: at most %d ranks", INT32_MAX);
+    int64_t total = 0;
+    for (int n = 0; n < nnodes; n++) {
+        if (sockets[n] < 1 || sockets[n] > SMP_MAX_SOCKETS)
+            return smp_error_set(err, SMP_ERR_INPUT, "sockets[%d]: %d, need 1 to %d", n,
+                                 (int)sockets[n], SMP_MAX_SOCKETS);
+        total += sockets[n];
+    }
+    if (total > SMP_MAX_TOTAL_SOCKETS)
+        return smp_error_set(err, SMP_ERR_INPUT, "sockets: %lld in all, at most %lld",
+                             (long long)total, (long long)SMP_MAX_TOTAL_SOCKETS);
+    if (count)
+        memset(count, 0, sizeof(int64_t) * (size_t)nnodes);
+    for (int64_t r = 0; r < grid->size; r++) {
+        int32_t n = node_of_rank[r];
+        if (n < 0 || n >= nnodes)
+            return smp_error_set(err, SMP_ERR_INPUT, "placement: rank %lld is on node %d of %d",
+                                 (long long)r, (int)n, nnodes);
+        if (count)
+            count[n]++;
+    }
+    return SMP_OK;
+}
+
+smp_status smp_sockets_naive(const smp_grid *grid, const int32_t *node_of_rank, int nnodes,
+                             const int32_t *sockets, int32_t *socket_of_rank, smp_error *err)
+{
+    int64_t *count = malloc(sizeof(int64_t) * (size_t)(nnodes > 0 ? nnodes : 1));
+    int64_t *used = calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof(int64_t));
+    int32_t *cur = calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof(int32_t));
+    smp_status s;
+    if (!count || !used || !cur) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory for %d nodes", nnodes);
+        goto done;
+    }
+    if ((s = check_args(grid, node_of_rank, nnodes, sockets, count, err)))
+        goto done;
+    for (int64_t r = 0; r < grid->size; r++) {
+        int32_t n = node_of_rank[r];
+        /* skip sockets that are full (or get nothing at all) */
+        while (used[n] == smp_socket_share(count[n], sockets[n], cur[n])) {
+            cur[n]++;
+            used[n] = 0;
+        }
+        socket_of_rank[r] = cur[n];
+        used[n]++;
+    }
+done:
+    free(count);
+    free(used);
+    free(cur);
+    return s;
+}
+
+smp_status smp_socket_score_compute(const smp_grid *grid, const smp_stencil *st,
+                                    const int32_t *node_of_rank, int nnodes,
+                                    const int32_t *sockets, const int32_t *socket_of_rank,
+                                    smp_socket_score *score, smp_error *err)
+{
+    memset(score, 0, sizeof(*score));
+    if (st->ndims != grid->ndims)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "stencil: has %d dimensions but the grid has %d", st->ndims, grid->ndims);
+    smp_status s = check_args(grid, node_of_rank, nnodes, sockets, NULL, err);
+    if (s)
+        return s;
+    int d = grid->ndims, k = st->count;
+    int64_t *base = malloc(sizeof(int64_t) * ((size_t)nnodes + 1));
+    int64_t *delta = malloc(sizeof(int64_t) * (size_t)(k > 0 ? k : 1));
+    if (!base || !delta) {
+        free(base);
+        free(delta);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory");
+    }
+    base[0] = 0;
+    for (int n = 0; n < nnodes; n++)
+        base[n + 1] = base[n] + sockets[n];
+    int64_t *out_cnt = calloc((size_t)base[nnodes], sizeof(int64_t));
+    double *out_w = calloc((size_t)base[nnodes], sizeof(double));
+    if (!out_cnt || !out_w) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory for %lld sockets",
+                          (long long)base[nnodes]);
+        goto done;
+    }
+    for (int64_t r = 0; r < grid->size; r++)
+        if (socket_of_rank[r] < 0 || socket_of_rank[r] >= sockets[node_of_rank[r]]) {
+            s = smp_error_set(err, SMP_ERR_INPUT, "sockets: rank %lld is on socket %d of %d",
+                              (long long)r, (int)socket_of_rank[r],
+                              (int)sockets[node_of_rank[r]]);
+            goto done;
+        }
+    int64_t stride[SMP_MAX_DIMS];
+    smp_strides(grid, stride);
+    for (int o = 0; o < k; o++) {
+        delta[o] = 0;
+        for (int i = 0; i < d; i++)
+            delta[o] += (int64_t)st->offsets[o * d + i] * stride[i];
+    }
+    /* directed edges as score.c counts them: one per rank and offset whose
+     * target is in the grid (wrapping on periodic axes) */
+    int64_t c[SMP_MAX_DIMS] = {0};
+    for (int64_t r = 0; r < grid->size; r++) {
+        int32_t node = node_of_rank[r], sock = socket_of_rank[r];
+        for (int o = 0; o < k; o++) {
+            const int32_t *off = st->offsets + o * d;
+            int64_t t = r + delta[o];
+            bool inside = true;
+            for (int i = 0; i < d; i++) {
+                int64_t x = c[i] + off[i];
+                if (x >= 0 && x < grid->dims[i])
+                    continue;
+                if (!grid->periods[i]) {
+                    inside = false;
+                    break;
+                }
+                int64_t wrapped = ((x % grid->dims[i]) + grid->dims[i]) % grid->dims[i];
+                t += (wrapped - x) * stride[i];
+            }
+            if (!inside || node_of_rank[t] != node || socket_of_rank[t] == sock)
+                continue;
+            out_cnt[base[node] + sock]++;
+            out_w[base[node] + sock] += st->weights ? st->weights[o] : 1.0;
+        }
+        for (int i = d - 1; i >= 0; i--) {
+            if (++c[i] < grid->dims[i])
+                break;
+            c[i] = 0;
+        }
+    }
+    for (int64_t g = 0; g < base[nnodes]; g++) {
+        score->j_sum += out_cnt[g];
+        score->w_sum += out_w[g];
+        if (out_cnt[g] > score->j_max)
+            score->j_max = out_cnt[g];
+        if (out_w[g] > score->w_max)
+            score->w_max = out_w[g];
+    }
+done:
+    free(base);
+    free(delta);
+    free(out_cnt);
+    free(out_w);
+    return s;
+}
+
+static bool socket_better(const smp_socket_score *a, const smp_socket_score *b, bool weighted)
+{
+    if (weighted ? a->w_sum != b->w_sum : a->j_sum != b->j_sum)
+        return weighted ? a->w_sum < b->w_sum : a->j_sum < b->j_sum;
+    return weighted ? a->w_max < b->w_max : a->j_max < b->j_max;
+}
+
+smp_status smp_plan_sockets(const smp_grid *grid, const smp_stencil *st,
+                            const int32_t *node_of_rank, int nnodes, const int32_t *sockets,
+                            int32_t *socket_of_rank, smp_socket_score *score, smp_error *err)
+{
+    if (st->ndims != grid->ndims)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "stencil: has %d dimensions but the grid has %d", st->ndims, grid->ndims);
+    size_t nn = (size_t)(nnodes > 0 ? nnodes : 1), p = (size_t)grid->size;
+    int64_t *count = malloc(sizeof(int64_t) * nn);
+    int32_t *first = malloc(sizeof(int32_t) * (nn + 1));
+    int32_t *cap = NULL, *parent = NULL, *sock = NULL, *label = NULL, *naive = NULL;
+    smp_status s;
+    if (!count || !first) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory for %d nodes", nnodes);
+        goto done;
+    }
+    if ((s = check_args(grid, node_of_rank, nnodes, sockets, count, err)))
+        goto done;
+    /* the groups: every (node, socket) with a share > 0, numbered node by
+     * node; at most one per rank */
+    size_t ng = 0;
+    for (int n = 0; n < nnodes; n++)
+        ng += (size_t)(count[n] < sockets[n] ? count[n] : sockets[n]);
+    size_t gsz = ng ? ng : 1;
+    cap = malloc(sizeof(int32_t) * gsz);
+    parent = malloc(sizeof(int32_t) * gsz);
+    sock = malloc(sizeof(int32_t) * gsz);
+    label = malloc(sizeof(int32_t) * (p ? p : 1));
+    naive = malloc(sizeof(int32_t) * (p ? p : 1));
+    if (!cap || !parent || !sock || !label || !naive) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory for %zu ranks", p);
+        goto done;
+    }
+    int32_t g = 0;
+    for (int n = 0; n < nnodes; n++) {
+        first[n] = g;
+        for (int k = 0; k < sockets[n]; k++) {
+            int64_t share = smp_socket_share(count[n], sockets[n], k);
+            if (share == 0)
+                break; /* shares never rise with k */
+            cap[g] = (int32_t)share;
+            parent[g] = n;
+            sock[g++] = k;
+        }
+    }
+    first[nnodes] = g;
+    bool weighted = smp_stencil_weighted(st);
+    int64_t budget = smp_refine_default_budget(grid->size);
+    smp_socket_score best, other;
+    /* bisection inside each node, refined */
+    if ((s = smp_bisect_within(grid, st, cap, g, node_of_rank, first, nnodes, label, err)))
+        goto done;
+    if ((s = smp_refine_within(grid, st, label, g, parent, budget, NULL, err)))
+        goto done;
+    for (size_t r = 0; r < p; r++)
+        socket_of_rank[r] = sock[label[r]];
+    if ((s = smp_socket_score_compute(grid, st, node_of_rank, nnodes, sockets, socket_of_rank,
+                                      &best, err)))
+        goto done;
+    /* the naive split, refined the same way, in case it is better */
+    if ((s = smp_sockets_naive(grid, node_of_rank, nnodes, sockets, naive, err)))
+        goto done;
+    for (size_t r = 0; r < p; r++)
+        label[r] = first[node_of_rank[r]] + naive[r];
+    if ((s = smp_refine_within(grid, st, label, g, parent, budget, NULL, err)))
+        goto done;
+    for (size_t r = 0; r < p; r++)
+        naive[r] = sock[label[r]];
+    if ((s = smp_socket_score_compute(grid, st, node_of_rank, nnodes, sockets, naive, &other,
+                                      err)))
+        goto done;
+    if (socket_better(&other, &best, weighted)) {
+        memcpy(socket_of_rank, naive, sizeof(int32_t) * p);
+        best = other;
+    }
+    if (score)
+        *score = best;
+done:
+    free(count);
+    free(first);
+    free(cap);
+    free(parent);
+    free(sock);
+    free(label);
+    free(naive);
+    return s;
+}

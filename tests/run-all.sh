@@ -46,7 +46,7 @@ run_suite() {
 }
 
 run_suite unit make -C "$build" check
-for suite in integration injob; do
+for suite in integration injob netns; do
     if [ -x "$top/tests/$suite/run.sh" ]; then
         run_suite "$suite" "$top/tests/$suite/run.sh"
     fi

@@ -18,8 +18,8 @@ struct cli_opts {
 };
 
 /* Parses argv after the subcommand name; prints usage and returns 2 on
- * error.  needs lists the options the subcommand requires: 'n' nodes and
- * slots, 'h' hostfile. */
+ * error, also for an option the subcommand does not use.  needs lists the
+ * options the subcommand requires: 'n' nodes and slots, 'h' hostfile. */
 int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o);
 /* Loads the spec; automatic dims take --ranks, else auto_ranks. */
 int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec);
@@ -33,7 +33,13 @@ double cli_now(void);
 int cmd_plan(int argc, char **argv);
 int cmd_score(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_draw(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+/* The overview, and one subcommand's --help (usage.c). */
 void cli_usage(FILE *out);
+void cli_usage_of(const char *cmd, FILE *out);
+/* Parses a positive rank count; false when it is not one. */
+bool cli_parse_ranks(const char *arg, int64_t *ranks);
 /* Draws the placement of a small grid, one letter per node. */
 void cli_print_map(FILE *out, const smp_grid *grid, const smp_placement *pl, const smp_nodes *nodes);
 

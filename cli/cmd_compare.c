@@ -1,8 +1,59 @@
-/* stencil-map compare: every algorithm on one instance, side by side. */
+/* stencil-map compare: every algorithm on one instance, side by side,
+ * and Scotch's mapping as the reference when built with libscotch. */
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#ifdef SMP_WITH_SCOTCH
+#include "scotch_map.h"
+#endif
+
+#ifdef SMP_WITH_SCOTCH
+/* Scotch's row: the graph mapped onto a complete graph of the node shares,
+ * exact balance asked for; its answer is scored by the same scorer and
+ * checked against the shares. */
+static int scotch_row(const struct cli_opts *o, const smp_spec *spec, const smp_nodes *nodes,
+                      const smp_score *base, json_t *rows)
+{
+    smp_error err;
+    smp_scotch_info info;
+    smp_score sc;
+    int32_t *map = malloc(sizeof(int32_t) * (size_t)spec->grid.size);
+    if (!map) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "compare: out of memory");
+        return cli_fail(&err);
+    }
+    double t0 = cli_now();
+    smp_status s = smp_scotch_map(&spec->grid, &spec->stencil, nodes->slots, nodes->count, map, &info, &err);
+    double ms = (cli_now() - t0) * 1e3;
+    if (!s)
+        s = smp_score_compute(&spec->grid, &spec->stencil, map, nodes->count, &sc, &err);
+    free(map);
+    if (s)
+        return cli_fail(&err);
+    double rs = base->j_sum ? (double)sc.j_sum / base->j_sum : 1.0;
+    double rm = base->j_max ? (double)sc.j_max / base->j_max : 1.0;
+    if (o->json) {
+        json_array_append_new(rows, json_pack("{s:s,s:s,s:I,s:I,s:f,s:f,s:f,s:b,s:i,s:I,s:i}", "algorithm",
+                                              "scotch", "version", smp_scotch_version(), "j_sum",
+                                              (json_int_t)sc.j_sum, "j_max", (json_int_t)sc.j_max,
+                                              "j_sum_ratio", rs, "j_max_ratio", rm, "seconds", ms / 1e3,
+                                              "exact_capacities", info.exact, "overfull_nodes",
+                                              info.overfull, "max_excess", (json_int_t)info.max_excess,
+                                              "over_slots_nodes", info.over_slots));
+    } else {
+        printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f   (Scotch %s, ", "scotch", (long long)sc.j_sum,
+               (long long)sc.j_max, rs, rm, ms, smp_scotch_version());
+        if (info.exact)
+            printf("exact capacities)\n");
+        else
+            printf("NOT exact: %d nodes over their share by up to %lld, %d over their slots)\n",
+                   info.overfull, (long long)info.max_excess, info.over_slots);
+    }
+    return 0;
+}
+#endif
 
 int cmd_compare(int argc, char **argv)
 {
@@ -33,7 +84,8 @@ int cmd_compare(int argc, char **argv)
     }
     /* blocked first: it is the baseline of the ratios */
     static const smp_algorithm order[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
-                                          SMP_ALG_KDTREE, SMP_ALG_NODECART, SMP_ALG_AUTO};
+                                          SMP_ALG_KDTREE, SMP_ALG_NODECART, SMP_ALG_BISECT,
+                                          SMP_ALG_AUTO};
     for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
         smp_placement pl;
         double t0 = cli_now();
@@ -55,14 +107,30 @@ int cmd_compare(int argc, char **argv)
             base = pl.score;
         double rs = base.j_sum ? (double)pl.score.j_sum / base.j_sum : 1.0;
         double rm = base.j_max ? (double)pl.score.j_max / base.j_max : 1.0;
-        if (o.json)
-            json_array_append_new(rows, json_pack("{s:s,s:s,s:I,s:I,s:f,s:f,s:f}", "algorithm", name, "chose",
-                                                  smp_algorithm_name(pl.algorithm), "j_sum",
-                                                  (json_int_t)pl.score.j_sum, "j_max", (json_int_t)pl.score.j_max,
-                                                  "j_sum_ratio", rs, "j_max_ratio", rm, "seconds", ms / 1e3));
-        else if (order[k] == SMP_ALG_AUTO)
-            printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f   (chose %s)\n", name, (long long)pl.score.j_sum,
-                   (long long)pl.score.j_max, rs, rm, ms, smp_algorithm_name(pl.algorithm));
+        if (o.json) {
+            json_t *row = json_pack("{s:s,s:s,s:I,s:I,s:f,s:f,s:f}", "algorithm", name, "chose",
+                                    smp_algorithm_name(pl.algorithm), "j_sum", (json_int_t)pl.score.j_sum,
+                                    "j_max", (json_int_t)pl.score.j_max, "j_sum_ratio", rs, "j_max_ratio",
+                                    rm, "seconds", ms / 1e3);
+            if (order[k] == SMP_ALG_AUTO) {
+                json_object_set_new(row, "refined", json_boolean(pl.refined));
+                json_object_set_new(row, "fold_axis", pl.fold_axis >= 0 ? json_integer(pl.fold_axis)
+                                                                        : json_null());
+                json_object_set_new(row, "constructed", json_pack("{s:I,s:I}", "j_sum",
+                                                                  (json_int_t)pl.constructed.j_sum, "j_max",
+                                                                  (json_int_t)pl.constructed.j_max));
+            }
+            json_array_append_new(rows, row);
+        } else if (order[k] == SMP_ALG_AUTO) {
+            char how[96] = "";
+            if (pl.fold_axis >= 0)
+                snprintf(how, sizeof(how), " folded along axis %d", pl.fold_axis);
+            if (pl.refined)
+                snprintf(how + strlen(how), sizeof(how) - strlen(how), ", refined from J_sum %lld",
+                         (long long)pl.constructed.j_sum);
+            printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f   (chose %s%s)\n", name, (long long)pl.score.j_sum,
+                   (long long)pl.score.j_max, rs, rm, ms, smp_algorithm_name(pl.algorithm), how);
+        }
         else
             printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f\n", name, (long long)pl.score.j_sum,
                    (long long)pl.score.j_max, rs, rm, ms);
@@ -70,6 +138,10 @@ int cmd_compare(int argc, char **argv)
             cli_print_map(stdout, &spec.grid, &pl, &nodes);
         smp_placement_free(&pl);
     }
+#ifdef SMP_WITH_SCOTCH
+    if (!rc)
+        rc = scotch_row(&o, &spec, &nodes, &base, rows);
+#endif
     if (o.json && !rc) {
         json_t *j = json_pack("{s:I,s:i,s:o}", "ranks", (json_int_t)spec.grid.size, "nodes", nodes.count,
                               "algorithms", rows);

@@ -23,8 +23,38 @@ int cli_fail(const smp_error *err)
 static int usage_error(const char *cmd, const char *msg, const char *arg)
 {
     fprintf(stderr, "stencil-map %s: %s%s%s\n", cmd, msg, arg ? " " : "", arg ? arg : "");
-    cli_usage(stderr);
+    cli_usage_of(cmd, stderr);
     return SMP_ERR_INPUT;
+}
+
+bool cli_parse_ranks(const char *arg, int64_t *ranks)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(arg, &end, 10);
+    if (errno || end == arg || *end || v < 1 || v > SMP_MAX_RANKS)
+        return false;
+    *ranks = v;
+    return true;
+}
+
+/* The options each subcommand uses; the shared parser refuses the others
+ * rather than ignore them silently. */
+static bool option_used(const char *cmd, const char *opt)
+{
+    static const struct {
+        const char *cmd, *opts;
+    } used[] = {
+        {"plan", " nodes slots ranks algorithm hostfile json map "},
+        {"score", " hostfile ranks json map "},
+        {"compare", " nodes slots ranks json map "},
+    };
+    char key[40];
+    snprintf(key, sizeof(key), " %s ", opt);
+    for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+        if (!strcmp(used[i].cmd, cmd))
+            return strstr(used[i].opts, key) != NULL;
+    return true;
 }
 
 int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o)
@@ -39,29 +69,29 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
     memset(o, 0, sizeof(*o));
     opterr = 0;
     optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    int c, idx;
+    while ((idx = -1, c = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
+        if (idx >= 0 && c != 'h' && !option_used(cmd, longopts[idx].name)) {
+            char opt[48];
+            snprintf(opt, sizeof(opt), "--%s", longopts[idx].name);
+            return usage_error(cmd, "this command does not take", opt);
+        }
         switch (c) {
         case 'N': o->nodes = optarg; break;
         case 'S': o->slots = optarg; break;
         case 'f': o->hostfile = optarg; break;
         case 'j': o->json = true; break;
         case 'm': o->map = true; break;
-        case 'h': cli_usage(stdout); exit(0);
+        case 'h': cli_usage_of(cmd, stdout); exit(0);
         case 'a':
             if (!smp_algorithm_from_name(optarg, &o->algorithm))
                 return usage_error(cmd, "--algorithm: unknown algorithm", optarg);
             o->have_algorithm = true;
             break;
-        case 'n': {
-            char *end;
-            errno = 0;
-            long long v = strtoll(optarg, &end, 10);
-            if (errno || *end || v < 1 || v > SMP_MAX_RANKS)
+        case 'n':
+            if (!cli_parse_ranks(optarg, &o->ranks))
                 return usage_error(cmd, "--ranks: must be a positive integer, not", optarg);
-            o->ranks = v;
             break;
-        }
         case ':': return usage_error(cmd, "missing value for", argv[optind - 1]);
         default: return usage_error(cmd, "unknown option", argv[optind - 1]);
         }

@@ -6,10 +6,12 @@ set -euo pipefail
 
 packages=(
     build-essential autoconf automake libtool pkg-config
-    libjansson-dev libcmocka-dev libhwloc-dev
+    libjansson-dev libcmocka-dev libhwloc-dev libscotch-dev
     slurm-wlm libslurm-dev munge libpmix-dev
     openmpi-bin libopenmpi-dev
     python3 util-linux iproute2 procps
+    strace clang libclang-rt-14-dev
+    librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG
 )
 
 missing=()

@@ -61,6 +61,7 @@ const char *stencilmap_strerror(stencilmap_status st)
     case STENCILMAP_ERR_ARG: return "invalid argument";
     case STENCILMAP_ERR_NOMEM: return "out of memory";
     case STENCILMAP_ERR_PEER: return "another rank failed";
+    case STENCILMAP_ERR_IO: return "file not written";
     }
     return "unknown status";
 }

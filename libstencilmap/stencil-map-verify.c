@@ -1,6 +1,8 @@
 /* stencil-map-verify: run as a step (srun --mpi=pmix --stencil-map=SPEC
  * stencil-map-verify) to check that the ranks really run where the plan
- * said.  Rank 0 prints the result; exit 0 only when they agree. */
+ * said.  Rank 0 prints the result and keeps it next to the step's audit
+ * record (STENCIL_MAP_RECORD) for `stencil-map audit`; exit 0 only when
+ * they agree. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +16,15 @@ enum { EX_AGREE = 0, EX_MISMATCH = 1, EX_ENV = 2, EX_NOENV = 3, EX_SYSTEM = 4, E
 static void usage(FILE *f)
 {
     fputs("usage: srun --mpi=pmix --stencil-map=SPEC stencil-map-verify [-v] [--json] [-a]\n"
+          "                                                           [--no-record]\n"
           "Checks, through PMIx, that the step's ranks run where the placement planned:\n"
-          "observed J_sum/J_max against STENCIL_MAP_JSUM/STENCIL_MAP_JMAX.\n"
+          "observed J_sum/J_max against STENCIL_MAP_JSUM/STENCIL_MAP_JMAX.  Rank 0 writes\n"
+          "the result next to the step's audit record ($STENCIL_MAP_RECORD, as\n"
+          "<job>.<step>.verify.json) for stencil-map audit.\n"
           "  -v, --verbose     also print the edges leaving each node\n"
           "  -j, --json        print a JSON object instead of text\n"
           "  -a, --all-ranks   every rank prints (default: rank 0 only)\n"
+          "  -n, --no-record   do not write the result next to the audit record\n"
           "  -h, --help\n"
           "exit: 0 agree, 1 mismatch, 2 bad STENCIL_MAP_* environment, 3 step not placed,\n"
           "      4 PMIx/system error, 64 usage\n",
@@ -98,14 +104,16 @@ int main(int argc, char **argv)
     static const struct option opts[] = {{"verbose", no_argument, NULL, 'v'},
                                          {"json", no_argument, NULL, 'j'},
                                          {"all-ranks", no_argument, NULL, 'a'},
+                                         {"no-record", no_argument, NULL, 'n'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    int verbose = 0, json = 0, all = 0, c;
-    while ((c = getopt_long(argc, argv, "vjah", opts, NULL)) != -1) {
+    int verbose = 0, json = 0, all = 0, record = 1, c;
+    while ((c = getopt_long(argc, argv, "vjanh", opts, NULL)) != -1) {
         switch (c) {
         case 'v': verbose = 1; break;
         case 'j': json = 1; break;
         case 'a': all = 1; break;
+        case 'n': record = 0; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return EX_USAGE;
         }
@@ -178,6 +186,18 @@ int main(int argc, char **argv)
             fprintf(stderr, "stencil-map-verify: ERROR: %s\n", msg);
         }
         fflush(f);
+    }
+    /* the audit's copy: a step without a record (no record_dir, or not
+     * placed by the plugin) has nothing to attach it to, silently */
+    if (rank == 0 && record) {
+        char path[4200], why[STENCILMAP_MSG_LEN];
+        stencilmap_status rs = stencilmap_verify_record(ctx, st, &res, path, sizeof(path), why,
+                                                        sizeof(why));
+        if (rs == STENCILMAP_OK && verbose && !json)
+            printf("  result recorded in %s\n", path);
+        else if (rs != STENCILMAP_OK && rs != STENCILMAP_ERR_NOENV)
+            fprintf(stderr, "stencil-map-verify: WARNING: result not recorded for the audit: %s\n",
+                    why);
     }
     stencilmap_verify_result_free(&res);
     stencilmap_finalize(ctx);

@@ -65,7 +65,8 @@ typedef enum {
     STENCILMAP_ERR_PMIX = 4,     /* a PMIx call failed */
     STENCILMAP_ERR_ARG = 5,      /* bad argument (NULL pointer, rank out of range) */
     STENCILMAP_ERR_NOMEM = 6,    /* out of memory */
-    STENCILMAP_ERR_PEER = 7      /* another rank reported an error (verify) */
+    STENCILMAP_ERR_PEER = 7,     /* another rank reported an error (verify) */
+    STENCILMAP_ERR_IO = 8        /* a file could not be written (verify record) */
 } stencilmap_status;
 
 /* A task's place, as read from the environment. */
@@ -207,6 +208,22 @@ typedef struct {
  * stencilmap_verify_result_free(). */
 stencilmap_status stencilmap_verify(stencilmap_ctx *ctx, stencilmap_verify_result *res);
 void stencilmap_verify_result_free(stencilmap_verify_result *res);
+
+/* Not collective; call it on one rank (stencil-map-verify uses rank 0)
+ * after stencilmap_verify(), passing what that returned.  Writes the result
+ * next to the step's audit record $STENCIL_MAP_RECORD, "<job>.<step>.json"
+ * -> "<job>.<step>.verify.json", for `stencil-map audit`: status (OK,
+ * MISMATCH, ERROR), message, planned and observed J figures, per-node counts
+ * and every rank's node as PMIx reports it ("rank_nodes").  The file is
+ * created under a temporary name with O_EXCL|O_NOFOLLOW and linked to its
+ * final name: never partial, never through a symlink, never replacing an
+ * existing result.  On success path (may be NULL) receives the file's name.
+ * Returns STENCILMAP_ERR_NOENV when STENCIL_MAP_RECORD is unset,
+ * STENCILMAP_ERR_ENV when it names no record, STENCILMAP_ERR_IO when the
+ * file cannot be written; msg says why. */
+stencilmap_status stencilmap_verify_record(stencilmap_ctx *ctx, stencilmap_status status,
+                                           const stencilmap_verify_result *res, char *path,
+                                           size_t pathlen, char *msg, size_t msglen);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,33 @@ smp_status smp_place_kdtree(const smp_grid *, const smp_stencil *, const int32_t
                             int32_t *, smp_error *);
 smp_status smp_place_nodecart(const smp_grid *, const smp_stencil *, const int32_t *, int,
                               int32_t *, smp_error *);
+smp_status smp_place_bisect(const smp_grid *, const smp_stencil *, const int32_t *, int,
+                            int32_t *, smp_error *);
+
+/* a better than b: lower J_sum (weighted if weights are given), then J_max */
+bool smp_score_better(const smp_score *a, const smp_score *b, bool weighted);
+/* Runs one construction on the nodes that receive ranks (dense indices
+ * with shares cap[ndense]), on the grid as it is (fold < 0) or with its
+ * slices stacked along axis fold, then maps back to indices into the
+ * caller's node list through dense_to_node. */
+smp_status smp_run_construction(smp_algorithm alg, int fold, const smp_grid *grid,
+                                const smp_stencil *st, const int32_t *cap,
+                                const int32_t *dense_to_node, int ndense, int32_t *out,
+                                smp_error *err);
+/* auto (plan_auto.c): fills out->node_of_rank (allocated by the caller),
+ * score, algorithm, fold_axis, constructed and refined. */
+smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                         const int32_t *dense_to_node, int ndense, int nnodes,
+                         smp_placement *out, smp_error *err);
+
+/* Axes no stencil offset moves along (dims > 1): zero[i]; returns how many,
+ * or 0 when that would be every axis. */
+int smp_fold_zero_axes(const smp_grid *grid, const smp_stencil *st, bool *zero);
+/* Runs fn on the grid with the slices across the zero axes stacked along
+ * axis `into` (not a zero axis), and maps the result back. */
+smp_status smp_place_folded(smp_construct_fn fn, const smp_grid *grid, const smp_stencil *st,
+                            const int32_t *cap, int nnodes, int into, int32_t *node_of_rank,
+                            smp_error *err);
 
 /* An axis-aligned sub-box of the grid. */
 typedef struct {

@@ -28,6 +28,7 @@ static const char *const alg_names[SMP_ALG_COUNT] = {
     [SMP_ALG_AUTO] = "auto",         [SMP_ALG_HYPERPLANE] = "hyperplane",
     [SMP_ALG_STRIPS] = "strips",     [SMP_ALG_KDTREE] = "kdtree",
     [SMP_ALG_NODECART] = "nodecart", [SMP_ALG_BLOCKED] = "blocked",
+    [SMP_ALG_BISECT] = "bisect",
 };
 
 const char *smp_algorithm_name(smp_algorithm alg)

@@ -2,6 +2,7 @@
  * syntax ("48(x3),32"), expanded to one entry per node. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,12 +81,27 @@ static smp_status expand(struct names *nm, const char *prefix, const char *expr,
     return SMP_OK;
 }
 
+/* Node names as Slurm and hostfiles can carry them: a hostfile line is one
+ * name, so whitespace, '#' (a comment there) or control bytes would make
+ * the hostfile say something other than the plan. */
+static bool name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '_' || c == '.';
+}
+
 smp_status smp_hostlist_expand(const char *hostlist, char ***names, int *count, smp_error *err)
 {
     struct names nm = {0};
     smp_status s = SMP_OK;
     if (!hostlist || !*hostlist)
         s = smp_error_set(err, SMP_ERR_INPUT, "--nodes: empty node list");
+    for (const char *c = hostlist; !s && *c; c++)
+        if (!name_char(*c) && *c != ',' && *c != '[' && *c != ']')
+            s = smp_error_set(err, SMP_ERR_INPUT,
+                              "--nodes: character 0x%02x at offset %d is not allowed in a node "
+                              "list (letters, digits, '-', '_', '.', ',', '[', ']')",
+                              (unsigned)(unsigned char)*c, (int)(c - hostlist));
     /* split on commas outside brackets */
     for (const char *p = hostlist; !s && p && *p;) {
         const char *q = p;

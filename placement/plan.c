@@ -1,5 +1,6 @@
 /* Planning: check feasibility, derive each node's exact share, run one
- * construction or all of them (auto), and score the result. */
+ * construction or all of them (auto, which then refines the best), and
+ * score the result. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,11 +9,10 @@
 static const smp_construct_fn constructions[SMP_ALG_COUNT] = {
     [SMP_ALG_HYPERPLANE] = smp_place_hyperplane, [SMP_ALG_STRIPS] = smp_place_strips,
     [SMP_ALG_KDTREE] = smp_place_kdtree,         [SMP_ALG_NODECART] = smp_place_nodecart,
-    [SMP_ALG_BLOCKED] = smp_place_blocked,
+    [SMP_ALG_BLOCKED] = smp_place_blocked,       [SMP_ALG_BISECT] = smp_place_bisect,
 };
 
-/* a better than b: lower J_sum (weighted if weights are given), then J_max */
-static bool better(const smp_score *a, const smp_score *b, bool weighted)
+bool smp_score_better(const smp_score *a, const smp_score *b, bool weighted)
 {
     if (weighted) {
         if (a->w_sum != b->w_sum)
@@ -24,13 +24,13 @@ static bool better(const smp_score *a, const smp_score *b, bool weighted)
     return a->j_max < b->j_max;
 }
 
-/* Runs one construction on the nodes that receive ranks (dense indices),
- * then maps back to indices into the caller's node list. */
-static smp_status run_one(smp_algorithm alg, const smp_grid *grid, const smp_stencil *st,
-                          const int32_t *cap, const int32_t *dense_to_node, int ndense,
-                          int32_t *out, smp_error *err)
+smp_status smp_run_construction(smp_algorithm alg, int fold, const smp_grid *grid,
+                                const smp_stencil *st, const int32_t *cap,
+                                const int32_t *dense_to_node, int ndense, int32_t *out,
+                                smp_error *err)
 {
-    smp_status s = constructions[alg](grid, st, cap, ndense, out, err);
+    smp_status s = fold < 0 ? constructions[alg](grid, st, cap, ndense, out, err)
+                            : smp_place_folded(constructions[alg], grid, st, cap, ndense, fold, out, err);
     if (s)
         return s;
     for (int64_t r = 0; r < grid->size; r++)
@@ -42,6 +42,7 @@ smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *
                     smp_algorithm alg, smp_placement *out, smp_error *err)
 {
     memset(out, 0, sizeof(*out));
+    out->fold_axis = -1;
     if (st->ndims != grid->ndims)
         return smp_error_set(err, SMP_ERR_INPUT, "stencil: has %d dimensions but the grid has %d",
                              st->ndims, grid->ndims);
@@ -63,7 +64,6 @@ smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *
      * every algorithm uses the same nodes and shares as the baseline. */
     int32_t *cap = malloc(sizeof(int32_t) * (size_t)nnodes);
     int32_t *dense = malloc(sizeof(int32_t) * (size_t)nnodes);
-    int32_t *trial = NULL;
     out->node_of_rank = malloc(sizeof(int32_t) * (size_t)grid->size);
     smp_status s = SMP_OK;
     if (!cap || !dense || !out->node_of_rank) {
@@ -80,45 +80,18 @@ smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *
     }
     out->ranks = grid->size;
     out->nnodes = nnodes;
-    bool weighted = smp_stencil_weighted(st);
     if (alg != SMP_ALG_AUTO) {
-        s = run_one(alg, grid, st, cap, dense, ndense, out->node_of_rank, err);
+        s = smp_run_construction(alg, -1, grid, st, cap, dense, ndense, out->node_of_rank, err);
         if (!s)
             s = smp_score_compute(grid, st, out->node_of_rank, nnodes, &out->score, err);
+        out->constructed = out->score;
         out->algorithm = alg;
         goto done;
     }
-    /* auto: every construction, keep the best; blocked goes first so that
-     * ties keep the launch Slurm would have made anyway */
-    static const smp_algorithm tries[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
-                                          SMP_ALG_KDTREE, SMP_ALG_NODECART};
-    trial = malloc(sizeof(int32_t) * (size_t)grid->size);
-    if (!trial) {
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
-        goto done;
-    }
-    bool have = false;
-    for (size_t t = 0; t < sizeof(tries) / sizeof(tries[0]); t++) {
-        smp_error terr;
-        smp_score sc;
-        if (run_one(tries[t], grid, st, cap, dense, ndense, trial, &terr) != SMP_OK)
-            continue; /* not applicable here (nodecart on unequal nodes) */
-        s = smp_score_compute(grid, st, trial, nnodes, &sc, err);
-        if (s)
-            goto done;
-        if (!have || better(&sc, &out->score, weighted)) {
-            int32_t *tmp = out->node_of_rank;
-            out->node_of_rank = trial;
-            trial = tmp;
-            out->score = sc;
-            out->algorithm = tries[t];
-            have = true;
-        }
-    }
+    s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, out, err);
 done:
     free(cap);
     free(dense);
-    free(trial);
     if (s)
         smp_placement_free(out);
     return s;

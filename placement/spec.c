@@ -50,8 +50,12 @@ static smp_status parse_int_list(const json_t *arr, const char *field, int64_t m
                              field, maxn, len);
     for (size_t i = 0; i < len; i++) {
         json_t *v = json_array_get(arr, i);
-        if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-            return smp_error_set(err, SMP_ERR_INPUT, "%s[%zu]: must be %s", field, i, what);
+        if (!json_is_integer(v))
+            return smp_error_set(err, SMP_ERR_INPUT, "%s[%zu]: must be %s, not %s", field, i,
+                                 what, json_kind(v));
+        if (json_integer_value(v) < min || json_integer_value(v) > max)
+            return smp_error_set(err, SMP_ERR_INPUT, "%s[%zu]: must be %s, not %lld", field, i,
+                                 what, (long long)json_integer_value(v));
         out[i] = json_integer_value(v);
     }
     *n = (int)len;
@@ -91,7 +95,7 @@ static smp_status parse_grid(smp_spec *spec, const json_t *g, smp_error *err)
     } else {
         int n;
         s = parse_int_list(dims, "grid.dims", 1, SMP_MAX_RANKS, d, SMP_MAX_DIMS, &n,
-                           "a positive integer", err);
+                           "a positive integer of at most 2147483647", err);
         if (s)
             return s;
         if (nd && n != ndims)
@@ -216,10 +220,10 @@ static smp_status parse_algorithm(smp_spec *spec, const json_t *js, smp_error *e
         name = json_object_get(js, "name");
     }
     if (!name || !json_is_string(name))
-        return smp_error_set(err, SMP_ERR_INPUT, "algorithm: must be a name (auto, hyperplane, strips, kdtree, nodecart, blocked)");
+        return smp_error_set(err, SMP_ERR_INPUT, "algorithm: must be a name (auto, hyperplane, strips, kdtree, nodecart, bisect, blocked)");
     if (!smp_algorithm_from_name(json_string_value(name), &spec->algorithm))
         return smp_error_set(err, SMP_ERR_INPUT,
-                             "algorithm: unknown '%.64s' (one of auto, hyperplane, strips, kdtree, nodecart, blocked)",
+                             "algorithm: unknown '%.64s' (one of auto, hyperplane, strips, kdtree, nodecart, bisect, blocked)",
                              json_string_value(name));
     return SMP_OK;
 }

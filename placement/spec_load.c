@@ -1,8 +1,11 @@
 /* Finding specs: paths, names in the specs directory, the compact
  * ALGORITHM:<d>d:STENCIL form, and named stencil files. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "spec_internal.h"
 
@@ -19,23 +22,49 @@ const char *smp_specs_dir(void)
 smp_status smp_read_file(const char *path, const char *what, char **text, size_t *len,
                          smp_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return smp_error_set(err, errno == ENOENT ? SMP_ERR_INPUT : SMP_ERR_INPUT,
-                             "%s '%.200s': cannot open: %s", what, path, strerror(errno));
+    /* O_NONBLOCK: a FIFO or a terminal named as a spec must not hang srun;
+     * anything but a regular file is refused below. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return smp_error_set(err, SMP_ERR_INPUT, "%s '%.200s': cannot open: %s", what, path,
+                             strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return smp_error_set(err, SMP_ERR_INPUT, "%s '%.200s': not a regular file", what, path);
+    }
+    if (st.st_size > SMP_MAX_SPEC_BYTES) {
+        close(fd);
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "%s '%.200s': %lld bytes, larger than the limit of %d bytes", what,
+                             path, (long long)st.st_size, SMP_MAX_SPEC_BYTES);
+    }
     char *buf = malloc(SMP_MAX_SPEC_BYTES + 1);
     if (!buf) {
-        fclose(f);
+        close(fd);
         return smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", what);
     }
-    size_t n = fread(buf, 1, SMP_MAX_SPEC_BYTES + 1, f);
-    int rerr = ferror(f);
-    fclose(f);
+    /* the file may grow after fstat: never read past the limit */
+    size_t n = 0;
+    int rerr = 0;
+    while (n <= SMP_MAX_SPEC_BYTES) {
+        ssize_t got = read(fd, buf + n, SMP_MAX_SPEC_BYTES + 1 - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            rerr = errno;
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
     if (rerr || n > SMP_MAX_SPEC_BYTES) {
         free(buf);
-        return rerr ? smp_error_set(err, SMP_ERR_INPUT, "%s '%.200s': read error", what, path)
-                    : smp_error_set(err, SMP_ERR_INPUT, "%s '%.200s': larger than the limit of %d bytes",
-                                    what, path, SMP_MAX_SPEC_BYTES);
+        return rerr ? smp_error_set(err, SMP_ERR_INPUT, "%s '%.200s': read error: %s", what,
+                                    path, strerror(rerr))
+                    : smp_error_set(err, SMP_ERR_INPUT,
+                                    "%s '%.200s': larger than the limit of %d bytes", what, path,
+                                    SMP_MAX_SPEC_BYTES);
     }
     buf[n] = '\0';
     *text = buf;
@@ -68,10 +97,8 @@ static smp_status load_named_json(const char *name, const char *specs_dir, const
         return smp_error_set(err, SMP_ERR_INPUT, "%s: '%.64s' is not a valid name", what, name);
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s.json", specs_dir, name);
-    FILE *probe = fopen(path, "rb");
-    if (!probe)
+    if (access(path, F_OK) != 0 && errno == ENOENT)
         return smp_error_set(err, SMP_ERR_INPUT, "%s: unknown name '%.64s' (no %s)", what, name, path);
-    fclose(probe);
     char *text;
     size_t len;
     smp_status s = smp_read_file(path, what, &text, &len, err);
@@ -124,7 +151,7 @@ static smp_status load_compact(smp_spec *spec, const char *arg, const char *spec
     memset(spec, 0, sizeof(*spec));
     if (!smp_algorithm_from_name(alg, &spec->algorithm))
         return smp_error_set(err, SMP_ERR_INPUT,
-                             "algorithm: unknown '%s' (one of auto, hyperplane, strips, kdtree, nodecart, blocked)",
+                             "algorithm: unknown '%s' (one of auto, hyperplane, strips, kdtree, nodecart, bisect, blocked)",
                              alg);
     if (ndims < 1 || ndims > SMP_MAX_DIMS)
         return smp_error_set(err, SMP_ERR_INPUT, "grid.ndims: must be from 1 to %d, not %d",

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
             sm_srun_args a;
             sm_srun_args_read(&a); /* what the plugin does: /proc/self/cmdline */
             a.ntasks = ranks;      /* as if srun -n RANKS */
-            int prc = sm_step_plan(&st, &pol, &a, spec, SM_SRC_OPTION, tmp);
+            int prc = sm_step_plan(&st, &pol, &a, spec, SM_SRC_OPTION, tmp, NULL);
             if (!prc)
                 prc = sm_step_export_env(&st);
             t[k] = now() - t0;

@@ -39,7 +39,7 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
         } else if (KEY("algorithm")) {
             if (!smp_algorithm_from_name(val, &pol->algorithm))
                 return fail(msg, n, "plugstack argument algorithm=%.100s: %s", val,
-                            "unknown algorithm (auto, hyperplane, strips, kdtree, nodecart, blocked)");
+                            "unknown algorithm (auto, hyperplane, strips, kdtree, nodecart, bisect, blocked)");
             pol->have_algorithm = true;
         } else if (KEY("on_error")) {
             if (!strcmp(val, "fail"))

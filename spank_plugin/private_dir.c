@@ -1,4 +1,5 @@
-/* Private per-step directories and exclusive file creation. */
+/* Private per-step directories and exclusive file creation, all through
+ * directory descriptors (see private_dir.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,53 +11,85 @@
 
 #include "private_dir.h"
 
-int sm_dir_check(const char *dir, int private_mode, char *msg, size_t n)
+/* Checks an open directory; 0 or -1 with a message about path. */
+static int check_fd(int fd, const char *path, sm_dir_kind kind, char *msg, size_t n)
 {
     struct stat st;
-    if (lstat(dir, &st) != 0) {
-        snprintf(msg, n, "%s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        snprintf(msg, n, "%s: is a symbolic link; refusing to use it", dir);
+    if (fstat(fd, &st) != 0) {
+        snprintf(msg, n, "%s: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        snprintf(msg, n, "%s: not a directory", dir);
+        snprintf(msg, n, "%s: not a directory", path);
         return -1;
     }
-    if (st.st_uid != geteuid() && (private_mode || st.st_uid != 0)) {
-        snprintf(msg, n, "%s: owned by uid %u, not by uid %u; refusing to use it", dir,
+    if (st.st_uid != geteuid() && (kind == SM_DIR_PRIVATE || st.st_uid != 0)) {
+        snprintf(msg, n, "%s: owned by uid %u, not by uid %u; refusing to use it", path,
                  (unsigned)st.st_uid, (unsigned)geteuid());
         return -1;
     }
-    if (private_mode && (st.st_mode & 077)) {
-        snprintf(msg, n, "%s: mode %03o is open to others (must be 0700)", dir,
-                 (unsigned)(st.st_mode & 0777));
+    if (kind == SM_DIR_PRIVATE && (st.st_mode & 077)) {
+        snprintf(msg, n, "%s: mode %03o is open to others (must be 0700); refusing to use it",
+                 path, (unsigned)(st.st_mode & 0777));
         return -1;
     }
-    if (!private_mode && (st.st_mode & 002) && !(st.st_mode & S_ISVTX)) {
-        snprintf(msg, n, "%s: world-writable without the sticky bit", dir);
+    if (kind == SM_DIR_SHARED && (st.st_mode & 002) && !(st.st_mode & S_ISVTX)) {
+        snprintf(msg, n, "%s: world-writable without the sticky bit; refusing to use it", path);
         return -1;
     }
     return 0;
 }
 
-int sm_dir_ensure_private(const char *dir, char *msg, size_t n)
+/* Opens path relative to at (AT_FDCWD for absolute paths) as a directory,
+ * refusing a symbolic link in the last component. */
+static int open_dir_at(int at, const char *name, const char *path, sm_dir_kind kind, char *msg,
+                       size_t n)
 {
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        snprintf(msg, n, "%s: cannot create: %s", dir, strerror(errno));
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ELOOP || errno == ENOTDIR) {
+            struct stat st;
+            if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+                snprintf(msg, n, "%s: is a symbolic link; refusing to use it", path);
+            else
+                snprintf(msg, n, "%s: not a directory", path);
+        } else {
+            snprintf(msg, n, "%s: %s", path, strerror(errno));
+        }
         return -1;
     }
-    return sm_dir_check(dir, 1, msg, n);
+    if (check_fd(fd, path, kind, msg, n)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int sm_dir_open(const char *dir, sm_dir_kind kind, char *msg, size_t n)
+{
+    return open_dir_at(AT_FDCWD, dir, dir, kind, msg, n);
+}
+
+int sm_subdir_open_private(int parent_fd, const char *path, const char *name, char *msg,
+                           size_t n)
+{
+    if (mkdirat(parent_fd, name, 0700) != 0 && errno != EEXIST) {
+        snprintf(msg, n, "%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
+    return open_dir_at(parent_fd, name, path, SM_DIR_PRIVATE, msg, n);
 }
 
 int sm_private_dir_create(const char *parent, char *out, size_t outlen, char *msg, size_t n)
 {
-    if (sm_dir_check(parent, 0, msg, n))
+    out[0] = '\0';
+    int pfd = sm_dir_open(parent, SM_DIR_SHARED, msg, n);
+    if (pfd < 0)
         return -1;
+    close(pfd);
     if ((size_t)snprintf(out, outlen, "%s/stencil-map.XXXXXX", parent) >= outlen) {
         snprintf(msg, n, "%s: path too long", parent);
+        out[0] = '\0';
         return -1;
     }
     if (!mkdtemp(out)) {
@@ -64,33 +97,28 @@ int sm_private_dir_create(const char *parent, char *out, size_t outlen, char *ms
         out[0] = '\0';
         return -1;
     }
-    /* mkdtemp makes it 0700 already; check anyway (umask cannot widen it) */
-    if (sm_dir_check(out, 1, msg, n)) {
+    /* mkdtemp made a new 0700 directory; open that very directory and check
+     * it, so a later swap of the name cannot redirect the hostfile */
+    int fd = sm_dir_open(out, SM_DIR_PRIVATE, msg, n);
+    if (fd < 0) {
         rmdir(out);
         out[0] = '\0';
-        return -1;
     }
-    return 0;
+    return fd;
 }
 
-FILE *sm_private_file_create(const char *dir, const char *name, int readable, char *path,
-                             size_t pathlen, char *msg, size_t n)
+FILE *sm_file_create_at(int dir_fd, const char *path, const char *name, char *msg, size_t n)
 {
-    if ((size_t)snprintf(path, pathlen, "%s/%s", dir, name) >= pathlen) {
-        snprintf(msg, n, "%s/%s: path too long", dir, name);
-        return NULL;
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  readable ? 0644 : 0600);
+    int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
-        snprintf(msg, n, "%s: cannot create: %s", path, strerror(errno));
+        snprintf(msg, n, "%s/%s: cannot create: %s", path, name, strerror(errno));
         return NULL;
     }
     FILE *f = fdopen(fd, "w");
     if (!f) {
-        snprintf(msg, n, "%s: %s", path, strerror(errno));
+        snprintf(msg, n, "%s/%s: %s", path, name, strerror(errno));
         close(fd);
-        unlink(path);
+        unlinkat(dir_fd, name, 0);
     }
     return f;
 }
@@ -99,11 +127,15 @@ void sm_private_dir_remove(const char *dir)
 {
     if (!dir || !*dir)
         return;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    char msg[8];
+    int dfd = sm_dir_open(dir, SM_DIR_PRIVATE, msg, sizeof(msg));
     if (dfd < 0)
         return;
-    DIR *d = fdopendir(dfd);
+    int dup_fd = dup(dfd);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (!d) {
+        if (dup_fd >= 0)
+            close(dup_fd);
         close(dfd);
         return;
     }
@@ -112,5 +144,6 @@ void sm_private_dir_remove(const char *dir)
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
             unlinkat(dfd, e->d_name, 0);
     closedir(d);
+    close(dfd);
     rmdir(dir);
 }

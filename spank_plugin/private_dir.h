@@ -1,23 +1,41 @@
-/* A private per-step directory (mode 0700, mkdtemp) and files created in
- * it with O_CREAT|O_EXCL|O_NOFOLLOW. */
+/* Directories and files the srun side writes: the per-step private
+ * directory holding the hostfile, and the audit record directory.
+ *
+ * Everything goes through directory file descriptors: a directory is
+ * opened once with O_NOFOLLOW, checked with fstat, and files are created
+ * relative to that descriptor with O_CREAT|O_EXCL|O_NOFOLLOW.  What was
+ * checked is therefore what is written into, even if someone renames or
+ * replaces the path in between, and no symbolic link is ever followed. */
 #ifndef SM_PRIVATE_DIR_H
 #define SM_PRIVATE_DIR_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-/* Checks that dir is a real directory (not a symlink) owned by us or root;
- * with private_mode it must also be 0700 and ours.  0 or -1 with msg. */
-int sm_dir_check(const char *dir, int private_mode, char *msg, size_t n);
-/* Creates dir (mode 0700) unless it exists, then sm_dir_check(private). */
-int sm_dir_ensure_private(const char *dir, char *msg, size_t n);
-/* mkdtemp of parent/stencil-map.XXXXXX into out (size n). */
+typedef enum {
+    SM_DIR_SHARED = 0, /* ours or root's; if world-writable then sticky (e.g. /tmp, record_dir) */
+    SM_DIR_PRIVATE     /* ours and mode 0700 */
+} sm_dir_kind;
+
+/* Opens dir (not a symbolic link) and checks its owner and mode.  Returns
+ * a descriptor or -1 with a message naming dir and what is wrong. */
+int sm_dir_open(const char *dir, sm_dir_kind kind, char *msg, size_t n);
+
+/* Creates name (mode 0700) in the directory parent_fd unless it exists,
+ * then opens it as SM_DIR_PRIVATE.  path is only used in messages. */
+int sm_subdir_open_private(int parent_fd, const char *path, const char *name, char *msg,
+                           size_t n);
+
+/* mkdtemp of parent/stencil-map.XXXXXX (parent checked as SM_DIR_SHARED)
+ * into out; returns its descriptor, checked as SM_DIR_PRIVATE, or -1. */
 int sm_private_dir_create(const char *parent, char *out, size_t outlen, char *msg, size_t n);
-/* Opens dir/name for writing with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600
- * (0644 when readable); path receives the full name. */
-FILE *sm_private_file_create(const char *dir, const char *name, int readable, char *path,
-                             size_t pathlen, char *msg, size_t n);
-/* Removes the files in dir (not recursing) and dir itself. */
+
+/* Creates name in dir_fd with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, and
+ * returns it as a stream for writing.  path names it in messages. */
+FILE *sm_file_create_at(int dir_fd, const char *path, const char *name, char *msg, size_t n);
+
+/* Removes the files in dir (not recursing) and dir itself; dir must be a
+ * real directory of ours.  Safe on "" and on a directory already gone. */
 void sm_private_dir_remove(const char *dir);
 
 #endif

@@ -2,6 +2,7 @@
  * with O_EXCL, then linked to its final name (which must not exist) so a
  * reader never sees a partial record. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ static json_t *int_list(const int64_t *v, int n)
 }
 
 static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, uint32_t step_id,
-                     const char *user)
+                     bool launched, const char *error, const char *user)
 {
     json_t *j = json_object();
     char when[32];
@@ -31,7 +32,8 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
     gmtime_r(&t, &tm);
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
     json_object_set_new(j, "job_id", json_integer(job_id));
-    json_object_set_new(j, "step_id", json_integer(step_id));
+    json_object_set_new(j, "step_id",
+                        step_id == SM_NO_STEP ? json_null() : json_integer(step_id));
     json_object_set_new(j, "user", json_string(user));
     json_object_set_new(j, "uid", json_integer(getuid()));
     json_object_set_new(j, "time", json_string(when));
@@ -45,6 +47,11 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
         }
     json_object_set_new(j, "nodes", nodes);
     json_object_set_new(j, "slots", slots);
+    json_object_set_new(j, "launched", json_boolean(launched));
+    json_object_set_new(j, "error", error && *error ? json_string(error) : json_null());
+    json_object_set_new(j, "plugin_ms", json_real(st->srun_seconds * 1e3));
+    json_object_set_new(j, "plugin_cpu_ms", json_real(st->srun_cpu_seconds * 1e3));
+    json_object_set_new(j, "alloc_check_ms", json_real(st->check_seconds * 1e3));
     json_object_set_new(j, "ranks", st->placed ? json_integer(st->pl.ranks) : json_null());
     if (st->placed) {
         const smp_grid *g = &st->spec.grid;
@@ -94,9 +101,12 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
         json_object_set_new(j, "algorithm_override",
                             pol->have_algorithm ? json_string(smp_algorithm_name(pol->algorithm))
                                                 : json_null());
-        json_object_set_new(j, "algorithm_used", json_string("blocked"));
-        json_object_set_new(j, "fallback", json_pack("{s:s,s:s}", "to", "blocked", "reason",
-                                                     st->error));
+        json_object_set_new(j, "algorithm_used",
+                            st->fallback ? json_string("blocked") : json_null());
+        json_object_set_new(j, "fallback",
+                            st->fallback ? json_pack("{s:s,s:s}", "to", "blocked", "reason",
+                                                     st->error)
+                                         : json_null());
         json_object_set_new(j, "j_sum", json_null());
         json_object_set_new(j, "j_max", json_null());
         json_object_set_new(j, "blocked_j_sum", json_null());
@@ -108,9 +118,9 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
 }
 
 int sm_record_write(sm_step *st, const sm_policy *pol, uint32_t job_id, uint32_t step_id,
-                    char *msg, size_t n)
+                    bool launched, const char *error, char *msg, size_t n)
 {
-    if (!pol->record_dir[0] || !st->active)
+    if (!pol->record_dir[0])
         return 0;
     char user[256];
     struct passwd pw, *res = NULL;
@@ -119,49 +129,64 @@ int sm_record_write(sm_step *st, const sm_policy *pol, uint32_t job_id, uint32_t
         snprintf(user, sizeof(user), "%s", pw.pw_name);
     else
         snprintf(user, sizeof(user), "uid%u", (unsigned)getuid());
-    if (sm_dir_check(pol->record_dir, 0, msg, n))
+    int rfd = sm_dir_open(pol->record_dir, SM_DIR_SHARED, msg, n);
+    if (rfd < 0)
         return -1;
     char udir[1100 + 256];
     snprintf(udir, sizeof(udir), "%s/%s", pol->record_dir, user);
-    if (sm_dir_ensure_private(udir, msg, n))
+    int ufd = sm_subdir_open_private(rfd, udir, user, msg, n);
+    close(rfd);
+    if (ufd < 0)
         return -1;
-    json_t *j = build(st, pol, job_id, step_id, user);
+    json_t *j = build(st, pol, job_id, step_id, launched, error, user);
     char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(j);
     if (!text) {
+        close(ufd);
         snprintf(msg, n, "out of memory");
         return -1;
     }
-    char tmpname[64], tmppath[1500];
+    /* written under a temporary name, then linked to its final name: a
+     * reader sees the whole record or none, and link() never replaces */
+    char tmpname[64];
     snprintf(tmpname, sizeof(tmpname), ".%u.%u.%ld.tmp", job_id, step_id, (long)getpid());
-    FILE *f = sm_private_file_create(udir, tmpname, 0, tmppath, sizeof(tmppath), msg, n);
+    FILE *f = sm_file_create_at(ufd, udir, tmpname, msg, n);
     if (!f) {
         free(text);
+        close(ufd);
         return -1;
     }
     int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f) == EOF ||
               fsync(fileno(f)) != 0;
+    int saved = errno;
     bad |= fclose(f) != 0;
     free(text);
     if (bad) {
-        snprintf(msg, n, "%s: write failed", tmppath);
-        unlink(tmppath);
+        snprintf(msg, n, "%s/%s: write failed: %s", udir, tmpname, strerror(saved));
+        unlinkat(ufd, tmpname, 0);
+        close(ufd);
         return -1;
     }
-    /* link() refuses an existing name, so a record is never replaced */
-    char final[1500];
+    char name[64], final[1500];
     int rc = -1;
     for (int k = 0; k < 100 && rc; k++) {
-        if (k == 0)
-            snprintf(final, sizeof(final), "%s/%u.%u.json", udir, job_id, step_id);
+        char base[40];
+        if (step_id == SM_NO_STEP)
+            snprintf(base, sizeof(base), "%u.nostep-%ld", job_id, (long)getpid());
         else
-            snprintf(final, sizeof(final), "%s/%u.%u.%d.json", udir, job_id, step_id, k);
-        rc = link(tmppath, final);
+            snprintf(base, sizeof(base), "%u.%u", job_id, step_id);
+        if (k == 0)
+            snprintf(name, sizeof(name), "%s.json", base);
+        else
+            snprintf(name, sizeof(name), "%s.%d.json", base, k);
+        rc = linkat(ufd, tmpname, ufd, name, 0);
         if (rc && errno != EEXIST)
             break;
     }
-    int saved = errno;
-    unlink(tmppath);
+    saved = errno;
+    unlinkat(ufd, tmpname, 0);
+    close(ufd);
+    snprintf(final, sizeof(final), "%s/%s", udir, name);
     if (rc) {
         snprintf(msg, n, "%s: cannot create: %s", final, strerror(saved));
         return -1;

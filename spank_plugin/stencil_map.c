@@ -26,6 +26,7 @@
 #include <slurm/spank.h>
 
 #include "alloc.h"
+#include "alloc_check.h"
 #include "coords.h"
 #include "policy.h"
 #include "record.h"
@@ -65,6 +66,44 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
     fprintf(stderr, "stencil-map: %s\n", line);
 }
 
+static bool record_done; /* the record of the current step is written */
+
+static uint32_t env_job_id(void)
+{
+    const char *id = getenv("SLURM_JOB_ID");
+    char *end;
+    unsigned long v = id ? strtoul(id, &end, 10) : 0;
+    return (id && *id && !*end && v <= UINT32_MAX) ? (uint32_t)v : 0;
+}
+
+/* The audit record of this step, once; a failure to write it is loud but
+ * does not stop a launch (the placement itself is sound). */
+static void write_record(uint32_t job_id, uint32_t step_id, bool launched, const char *error)
+{
+    if (record_done || !job_id)
+        return;
+    record_done = true;
+    char msg[600];
+    if (sm_record_write(&step, &policy, job_id, step_id, launched, error, msg, sizeof(msg)))
+        fprintf(stderr, "stencil-map: WARNING: audit record not written: %s\n", msg);
+    else if (step.record[0] && launched)
+        setenv("STENCIL_MAP_RECORD", step.record, 1);
+}
+
+/* srun leaves through exit() on its own errors (a bad option, a step that
+ * cannot be created, e.g. because a planned node left the job) without
+ * calling slurm_spank_exit: record that the step never launched, and
+ * remove the private directory.  Signals need nothing of ours: srun blocks
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT before it loads plugins (init_srun)
+ * and acts on them only once the step exists. */
+__attribute__((destructor)) static void at_exit(void)
+{
+    if (step.active)
+        write_record(env_job_id(), SM_NO_STEP, false,
+                     "srun exited before launching the step (see srun's error)");
+    sm_step_drop_hostfile(&step);
+}
+
 /* Drops whatever an earlier application left in srun's environment. */
 static void undo_local(void)
 {
@@ -89,6 +128,7 @@ static int apply_local(const char *spec, sm_spec_source src)
     if (step.active && !strcmp(step.spec_text, spec) && step.source == src)
         return 0; /* the same value seen twice (environment, then argv) */
     undo_local();
+    record_done = false;
     if (!strcmp(spec, "none")) {
         sm_env_clear();
         return 0;
@@ -98,8 +138,10 @@ static int apply_local(const char *spec, sm_spec_source src)
             say("site default '%s' not applied: srun is not inside an allocation", spec);
         return 0;
     }
-    if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent())) {
+    if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent(),
+                     sm_alloc_check_current)) {
         say("%s", step.error);
+        write_record(env_job_id(), SM_NO_STEP, false, step.error);
         sm_step_release(&step);
         return -1;
     }
@@ -183,8 +225,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         slurm_error("stencil-map: %s", msg);
         return -1;
     }
-    if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR)
+    if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
         return 0;
+    /* in slurmstepd too: srun forwards the option, and an unknown one makes
+     * every placed step log an error on every node */
     if (spank_option_register(sp, &stencil_option) != ESPANK_SUCCESS) {
         slurm_error("stencil-map: cannot register --%s", OPT_NAME);
         return -1;
@@ -215,13 +259,14 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     (void)av;
     if (spank_context() != S_CTX_LOCAL)
         return 0;
-    /* srun has read the hostfile; keep its private path out of the tasks'
-     * environment. */
+    /* srun has read the hostfile into its options (_opt_verify): remove it,
+     * and keep its path out of the tasks' environment. */
     if (set_hostfile[0]) {
         const char *cur = getenv("SLURM_HOSTFILE");
         if (cur && !strcmp(cur, set_hostfile))
             unsetenv("SLURM_HOSTFILE");
     }
+    sm_step_drop_hostfile(&step);
     return 0;
 }
 
@@ -238,16 +283,15 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
         uint32_t ntasks = 0;
         if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS && ntasks &&
             (int64_t)ntasks != step.pl.ranks) {
-            fprintf(stderr, "stencil-map: the step has %u tasks but the plan has %lld ranks\n",
-                    ntasks, (long long)step.pl.ranks);
+            char msg[160];
+            snprintf(msg, sizeof(msg), "the step has %u tasks but the plan has %lld ranks",
+                     ntasks, (long long)step.pl.ranks);
+            say("%s", msg);
+            write_record(job_id, step_id, false, msg);
             return -1;
         }
     }
-    char msg[600];
-    if (sm_record_write(&step, &policy, job_id, step_id, msg, sizeof(msg)))
-        fprintf(stderr, "stencil-map: WARNING: audit record not written: %s\n", msg);
-    else if (step.record[0])
-        setenv("STENCIL_MAP_RECORD", step.record, 1);
+    write_record(job_id, step_id, true, step.fallback ? step.error : NULL);
     if (!srun_args.quiet)
         sm_step_summary(&step, stderr);
     return 0;

@@ -15,15 +15,20 @@ const char *sm_source_name(sm_spec_source src)
     return src == SM_SRC_ENV ? "env" : src == SM_SRC_DEFAULT ? "default" : "option";
 }
 
-static double now(void)
+static double clock_s(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static double now(void)
+{
+    return clock_s(CLOCK_MONOTONIC);
+}
+
 static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a,
-                          const char *tmp_parent, smp_error *err)
+                          const char *tmp_parent, sm_alloc_check_fn check, smp_error *err)
 {
     smp_status s = smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
     st->have_spec = true; /* smp_spec_load leaves a freeable spec either way */
@@ -33,6 +38,12 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     if ((s = sm_alloc_read(a, &st->nodes, &job_ntasks, err)))
         return s;
     st->have_nodes = true;
+    char msg[600];
+    double t0 = now();
+    int bad = check && check(&st->nodes, msg, sizeof(msg));
+    st->check_seconds = now() - t0;
+    if (bad)
+        return smp_error_set(err, SMP_ERR_INFEASIBLE, "%s", msg);
     int64_t fixed = st->spec.dims_auto ? 0 : st->spec.grid.size;
     st->ranks = sm_alloc_ntasks(a, fixed, job_ntasks, &st->nodes);
     if (pol->max_ranks && st->ranks > pol->max_ranks)
@@ -44,20 +55,23 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     if ((s = smp_spec_resolve(&st->spec, st->ranks, err)))
         return s;
     st->requested = pol->have_algorithm ? pol->algorithm : st->spec.algorithm;
-    double t0 = now();
     s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                  st->requested, &st->pl, err);
     if (!s)
         s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                      SMP_ALG_BLOCKED, &st->blocked, err);
-    st->plan_seconds = now() - t0;
     if (s)
         return s;
-    char msg[600];
-    if (sm_private_dir_create(tmp_parent, st->dir, sizeof(st->dir), msg, sizeof(msg)))
+    int dfd = sm_private_dir_create(tmp_parent, st->dir, sizeof(st->dir), msg, sizeof(msg));
+    if (dfd < 0)
         return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile directory: %s", msg);
-    FILE *f = sm_private_file_create(st->dir, "hostfile", 0, st->hostfile, sizeof(st->hostfile),
-                                     msg, sizeof(msg));
+    if ((size_t)snprintf(st->hostfile, sizeof(st->hostfile), "%s/hostfile", st->dir) >=
+        sizeof(st->hostfile)) {
+        close(dfd);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile %s: path too long", st->dir);
+    }
+    FILE *f = sm_file_create_at(dfd, st->dir, "hostfile", msg, sizeof(msg));
+    close(dfd);
     if (!f)
         return smp_error_set(err, SMP_ERR_SYSTEM, "hostfile: %s", msg);
     /* one buffered write of the whole file */
@@ -70,7 +84,7 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
 }
 
 int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
-                 sm_spec_source src, const char *tmp_parent)
+                 sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check)
 {
     memset(st, 0, sizeof(*st));
     snprintf(st->spec_text, sizeof(st->spec_text), "%s", spec);
@@ -78,7 +92,10 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
     st->active = true;
     smp_error err;
     smp_error_clear(&err);
-    smp_status s = do_plan(st, pol, a, tmp_parent, &err);
+    double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    smp_status s = do_plan(st, pol, a, tmp_parent, check, &err);
+    st->srun_seconds = now() - t0;
+    st->srun_cpu_seconds = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (!s) {
         st->placed = true;
         return 0;
@@ -199,11 +216,17 @@ void sm_step_summary(const sm_step *st, FILE *out)
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
 }
 
-void sm_step_release(sm_step *st)
+void sm_step_drop_hostfile(sm_step *st)
 {
     if (st->dir[0])
         sm_private_dir_remove(st->dir);
-    st->dir[0] = st->hostfile[0] = '\0';
+    st->dir[0] = '\0';
+}
+
+void sm_step_release(sm_step *st)
+{
+    sm_step_drop_hostfile(st);
+    st->hostfile[0] = '\0';
     smp_placement_free(&st->pl);
     smp_placement_free(&st->blocked);
     if (st->have_spec)

@@ -31,20 +31,30 @@ typedef struct {
     char dir[1024];           /* private per-step directory */
     char hostfile[1280];
     char record[1500];        /* audit record path once written */
-    double plan_seconds;
+    double srun_seconds;      /* the whole srun-side path: spec, allocation, plan, hostfile */
+    double check_seconds;     /* of which asking slurmctld for the job's nodes */
+    double srun_cpu_seconds;  /* CPU time of that path (wall time counts waiting too) */
 } sm_step;
 
-/* Plans the step.  tmp_parent is where the private directory is made.
- * Returns 0 when the step may launch (placed, or fallen back to blocked
- * under on_error=blocked), -1 on a failure (message in st->error). */
+/* Checks the nodes read from the environment against the live job; 0 or
+ * -1 with a message (see alloc_check.h). */
+typedef int (*sm_alloc_check_fn)(const smp_nodes *nodes, char *msg, size_t n);
+
+/* Plans the step.  tmp_parent is where the private directory is made;
+ * check (may be NULL) vets the allocation before planning.  Returns 0 when
+ * the step may launch (placed, or fallen back to blocked under
+ * on_error=blocked), -1 on a failure (message in st->error). */
 int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
-                 sm_spec_source src, const char *tmp_parent);
+                 sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check);
 /* Sets SLURM_HOSTFILE and STENCIL_MAP_* in this process's environment. */
 int sm_step_export_env(const sm_step *st);
 /* Removes every STENCIL_MAP_* variable (STENCIL_MAP_SPEC too). */
 void sm_env_clear(void);
 /* The one-line summary, "stencil-map: hyperplane, 48 ranks on 4 nodes, ..." */
 void sm_step_summary(const sm_step *st, FILE *out);
+/* Removes the private directory and its hostfile once srun has read it
+ * (st->hostfile keeps the path for the audit record). */
+void sm_step_drop_hostfile(sm_step *st);
 /* Frees memory and removes the private directory. */
 void sm_step_release(sm_step *st);
 

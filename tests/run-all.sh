@@ -46,11 +46,14 @@ run_suite() {
 }
 
 run_suite unit make -C "$build" check
-for suite in integration injob netns; do
-    if [ -x "$top/tests/$suite/run.sh" ]; then
-        run_suite "$suite" "$top/tests/$suite/run.sh"
-    fi
+# the suites that start their own minicluster (netns: nodes behind shaped
+# links), then the sanitized rerun and a short bounded fuzzing of the
+# parsers and the planning path
+for suite in integration injob audit reliability netns sanitize; do
+    [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
+    run_suite "$suite" "$top/tests/$suite/run.sh"
 done
+run_suite fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_WORK_DIR="$build/fuzz" "$top/tests/fuzz/run.sh"
 
 echo
 if [ ${#failed_suites[@]} -gt 0 ]; then

@@ -50,6 +50,7 @@ typedef enum {
     SMP_ALG_KDTREE,
     SMP_ALG_NODECART,
     SMP_ALG_BLOCKED,
+    SMP_ALG_BISECT,
     SMP_ALG_COUNT
 } smp_algorithm;
 
@@ -100,7 +101,20 @@ typedef struct {
     int nnodes;
     int32_t *node_of_rank; /* ranks entries, values in [0, nnodes) */
     smp_score score;
+    int fold_axis;         /* auto: the construction ran with the slices the
+                            * stencil never links stacked along this axis
+                            * (fold), or -1 */
+    bool refined;          /* auto: refinement improved the construction */
+    smp_score constructed; /* auto: the construction's score before refinement */
 } smp_placement;
+
+typedef struct {
+    int passes;         /* passes over the node pairs */
+    int64_t moves;      /* rank moves kept */
+    int64_t work;       /* neighbour-list evaluations spent */
+    double gain;        /* drop in weighted J_sum the passes found */
+    smp_score before, after;
+} smp_refine_stats;
 
 /* ---- errors and names --------------------------------------------- */
 smp_status smp_error_set(smp_error *err, smp_status status, const char *fmt, ...)
@@ -164,11 +178,22 @@ void smp_nodes_free(smp_nodes *nodes);
 /* ---- planning and scoring ----------------------------------------------- */
 /* Places grid->size ranks onto nnodes nodes with the given slot counts.
  * Capacities are exact: node i gets at most slots[i] ranks.  With
- * SMP_ALG_AUTO every construction is tried and the best by J_sum (weighted
- * when the stencil has weights), then J_max, is kept. */
+ * SMP_ALG_AUTO every construction is tried, the best by J_sum (weighted
+ * when the stencil has weights), then J_max, is kept and then refined
+ * (smp_refine with the default budget). */
 smp_status smp_plan(const smp_grid *grid, const smp_stencil *st,
                     const int32_t *slots, int nnodes, smp_algorithm alg,
                     smp_placement *out, smp_error *err);
+/* Improves a placement in place by moving ranks between nodes that share
+ * cut edges (boundary Fiduccia-Mattheyses between node pairs, weighted by
+ * the stencil's weights).  Every node keeps exactly the number of ranks it
+ * had, J_sum (weighted J_sum when the stencil has weights) never rises,
+ * and the result depends only on the input.  budget caps the work in
+ * neighbour-list evaluations; <= 0 means smp_refine_default_budget(). */
+smp_status smp_refine(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                      int nnodes, int64_t budget, smp_refine_stats *stats, smp_error *err);
+/* The budget auto uses: proportional to the ranks, a floor for small grids. */
+int64_t smp_refine_default_budget(int64_t ranks);
 /* J_sum/J_max of any placement. */
 smp_status smp_score_compute(const smp_grid *grid, const smp_stencil *st,
                              const int32_t *node_of_rank, int nnodes,

@@ -18,13 +18,26 @@ libs=($(pkg-config --libs jansson) -lm)
 
 "$here/make-seeds.sh" "$here/seeds"
 status=0
-for h in spec hostlist; do
+ok=0
+bad=0
+for h in spec hostlist plan; do
     clang "${flags[@]}" "$here/fuzz_$h.c" "${srcs[@]}" "${libs[@]}" -o "$work/fuzz_$h"
     corpus="$work/corpus_$h"
     mkdir -p "$corpus"
-    if [ "$h" = spec ]; then
-        cp "$top"/stencil-specs/*.json "$here"/seeds/* "$corpus"/ 2>/dev/null || true
-    fi
+    case $h in
+    spec) cp "$top"/stencil-specs/*.json "$here"/seeds/* "$corpus"/ 2>/dev/null || true ;;
+    hostlist)
+        printf 'n[01-04]\00048(x3),32' >"$corpus/seed-slots"
+        printf 'node[1-3],gpu[07-08]\0004' >"$corpus/seed-mixed" ;;
+    plan) # node list, slots, "TASKS ALGORITHM", then a spec
+        i=0
+        for f in "$top"/stencil-specs/*.json "$here"/seeds/ok "$here"/seeds/weights "$here"/seeds/auto; do
+            for alg in auto hyperplane strips kdtree nodecart blocked; do
+                i=$((i + 1))
+                { printf 'node[1-4]\n8,8,6,4\n26 %s\n' "$alg"; cat "$f"; } >"$corpus/seed-$i"
+            done
+        done ;;
+    esac
     log="$work/fuzz_$h.log"
     set +e
     (cd "$work" && ./fuzz_"$h" -max_total_time="$seconds" -max_len=1100000 -rss_limit_mb=2048 \
@@ -34,9 +47,13 @@ for h in spec hostlist; do
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
     crashes=$(find "$work" -maxdepth 1 \( -name "crash-*" -o -name "leak-*" -o -name "timeout-*" \) | wc -l)
     echo "fuzz_$h: ${execs:-?} executions in ${seconds}s, exit $rc, crash/leak/timeout files: $crashes"
-    if [ "$rc" -ne 0 ]; then
+    if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then
         status=1
+        bad=$((bad + 1))
         tail -n 30 "$log"
+    else
+        ok=$((ok + 1))
     fi
 done
+echo "$ok passed, $bad failed"
 exit $status

@@ -35,9 +35,11 @@ HALO=$PREFIX/libexec/stencilmap/halo
 SO=$PREFIX/lib/slurm/stencil_map.so
 PROBE=$ROOT/obj/tests/injob/injob_probe
 OFF5PT='1,0;-1,0;0,1;0,-1'
-PASS=0
-FAILED=0
-FAILED_NAMES=()
+RECORDS=$WORK/records
+SUITE=injob
+ONLY=${INJOB_ONLY:-}
+# shellcheck source=../lib/suite.sh
+. "$TOP/tests/lib/suite.sh"
 
 case "$PREFIX$ROOT$WORK$MINICLUSTER_DIR" in *"/tmp/"* | /tmp*)
     echo "run.sh: INJOB_PREFIX, INJOB_BUILD_ROOT, INJOB_WORK and MINICLUSTER_DIR must be outside /tmp" >&2
@@ -49,34 +51,9 @@ mkdir -p "$WORK/logs" "$WORK/records"
 
 # ------------------------------------------------------------- build -----
 build() {
-    local src=$ROOT/src obj=$ROOT/obj
-    mkdir -p "$src" "$obj"
-    # a copy of the sources (tracked and new, not ignored): the checkout may
-    # hold an in-tree configure, and others may regenerate it meanwhile
-    (cd "$TOP" && git ls-files -co --exclude-standard -z |
-        while IFS= read -r -d '' f; do
-            [ -f "$f" ] || continue
-            if ! cmp -s "$f" "$src/$f"; then
-                mkdir -p "$src/$(dirname "$f")"
-                cp -p "$f" "$src/$f"
-            fi
-        done)
-    local stamp=$ROOT/.configured
-    if [ ! -f "$stamp" ] || [ "$src/configure.ac" -nt "$stamp" ] ||
-        [ -n "$(find "$src" -name Makefile.am -newer "$stamp" -print -quit)" ]; then
-        (cd "$src" && autoreconf -fi >"$ROOT/autoreconf.log" 2>&1) || { cat "$ROOT/autoreconf.log"; return 1; }
-        (cd "$obj" && "$src/configure" --prefix="$PREFIX" --with-slurm-plugindir="$PREFIX/lib/slurm" \
-            >"$ROOT/configure.log" 2>&1) || { tail -30 "$ROOT/configure.log"; return 1; }
-        touch "$stamp"
-    fi
-    make -C "$obj" -j"$(nproc)" >"$ROOT/make.log" 2>&1 || { grep -E 'error' -A3 "$ROOT/make.log" | head -40; return 1; }
-    if grep -q 'warning:' "$ROOT/make.log"; then
-        grep 'warning:' "$ROOT/make.log"
-        echo "run.sh: the build has warnings"
-        return 1
-    fi
-    make -C "$obj" install >"$ROOT/install.log" 2>&1 || { tail -30 "$ROOT/install.log"; return 1; }
-    make -C "$obj/libstencilmap" check >"$ROOT/check.log" 2>&1 || true
+    SMC_BUILD_ROOT=$ROOT "$TOP/tests/integration/build.sh" "$PREFIX" || return 1
+    # the probe is a check program; the CMocka tests' log is read by t_unit
+    make -C "$ROOT/obj/libstencilmap" check >"$ROOT/check.log" 2>&1 || true
     local f
     for f in "$SM" "$VERIFY" "$HALO" "$SO" "$PROBE" "$PREFIX/include/stencilmap.h" \
         "$PREFIX/include/stencilmap_mpi.h" "$PREFIX/lib/pkgconfig/stencilmap.pc" \
@@ -95,32 +72,6 @@ if [ "${INJOB_SKIP_BUILD:-0}" != 1 ]; then
     fi
 fi
 
-# ------------------------------------------------------------ cluster ----
-CLUSTER_UP=0
-cluster_down() {
-    if [ "$CLUSTER_UP" = 1 ]; then
-        "$MC" down >>"$WORK/minicluster.log" 2>&1 || echo "run.sh: WARNING: minicluster down failed (see $WORK/minicluster.log)" >&2
-        CLUSTER_UP=0
-    fi
-}
-trap cluster_down EXIT
-trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM HUP
-
-cluster_up() { # CPUS
-    cluster_down
-    CLUSTER_UP=1 # set first: a half-started cluster is brought down too
-    echo "== minicluster up: 4 nodes, cpus $1 ($MINICLUSTER_DIR, port base $MINICLUSTER_PORT_BASE)"
-    if ! MINICLUSTER_NODES=4 MINICLUSTER_CPUS=$1 "$MC" up >>"$WORK/minicluster.log" 2>&1; then
-        echo "########################################################" >&2
-        echo "### run.sh: FATAL: the minicluster (cpus $1) did not start" >&2
-        echo "########################################################" >&2
-        tail -60 "$WORK/minicluster.log" >&2
-        echo "$PASS passed, $((FAILED + 1)) failed"
-        exit 1
-    fi
-    echo "required $SO record_dir=$WORK/records" >"$MINICLUSTER_DIR/etc/plugstack.conf"
-}
-
 # the environment of every client command and step
 eval "$("$MC" env)"
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
@@ -130,24 +81,6 @@ export STENCILMAP_SPECS_DIR=$PREFIX/share/stencilmap/specs
 unset SLURM_HOSTFILE $(env | sed -n 's/^\(STENCIL_MAP_[A-Z_]*\)=.*/\1/p')
 
 # ------------------------------------------------------------ helpers ----
-fail() { echo "FAILED CHECK: $*"; return 1; }
-
-run_test() { # NAME FUNCTION [ARGS...]
-    local name=$1
-    shift
-    [[ $name =~ ${INJOB_ONLY:-.} ]] || return 0
-    local log=$WORK/logs/$name.log
-    if (cd "$WORK" && set -o pipefail && "$@") >"$log" 2>&1; then
-        echo "ok   $name"
-        PASS=$((PASS + 1))
-    else
-        echo "FAIL $name"
-        sed 's/^/    | /' "$log" | tail -25
-        FAILED=$((FAILED + 1))
-        FAILED_NAMES+=("$name")
-    fi
-}
-
 # every step gets a time limit: a hung PMIx fence must not hang the suite
 srun_() { timeout 180 srun --time=3 --kill-on-bad-exit=0 "$@"; }
 # asrun N ARGS: a step of N tasks in its own allocation of 4 nodes, as the
@@ -420,6 +353,4 @@ run_test hetero-halo-blocked-n26 t_halo blocked:2d:9pt 26 -i 20 -s 2048
 
 cluster_down
 echo
-[ ${#FAILED_NAMES[@]} -gt 0 ] && echo "failed: ${FAILED_NAMES[*]}"
-echo "$PASS passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+suite_summary

@@ -7,7 +7,8 @@
 # copied first and built from the copy.
 #
 # usage: build.sh [PREFIX]   (default /var/lib/smc-plugin-prefix)
-# env:   SMC_BUILD_ROOT (default /var/lib/smc-plugin-build)
+# env:   SMC_BUILD_ROOT (default /var/lib/smc-plugin-build),
+#        SMC_CFLAGS, SMC_LDFLAGS (e.g. sanitizers; a change reconfigures)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -26,14 +27,20 @@ mkdir -p "$src" "$obj"
         fi
     done)
 stamp=$root/.configured
-if [ ! -f "$stamp" ] || [ "$src/configure.ac" -nt "$stamp" ] ||
+flags="prefix=$prefix cflags=${SMC_CFLAGS:-} ldflags=${SMC_LDFLAGS:-}"
+if [ ! -f "$stamp" ] || [ "$src/configure.ac" -nt "$stamp" ] || [ "$(cat "$stamp")" != "$flags" ] ||
     [ -n "$(find "$src" -name Makefile.am -newer "$stamp" -print -quit)" ]; then
     (cd "$src" && autoreconf -fi >"$root/autoreconf.log" 2>&1) ||
         { cat "$root/autoreconf.log" >&2; exit 1; }
+    extra=()
+    [ -n "${SMC_CFLAGS:-}" ] && extra+=("CFLAGS=$SMC_CFLAGS")
+    [ -n "${SMC_LDFLAGS:-}" ] && extra+=("LDFLAGS=$SMC_LDFLAGS")
     (cd "$obj" && "$src/configure" --prefix="$prefix" \
-        --with-slurm-plugindir="$prefix/lib/slurm" >"$root/configure.log" 2>&1) ||
+        --with-slurm-plugindir="$prefix/lib/slurm" "${extra[@]}" >"$root/configure.log" 2>&1) ||
         { tail -30 "$root/configure.log" >&2; exit 1; }
-    touch "$stamp"
+    # objects built with other flags would otherwise be reused
+    make -C "$obj" clean >/dev/null 2>&1 || true
+    echo "$flags" >"$stamp"
 fi
 make -C "$obj" -j"$(nproc)" >"$root/make.log" 2>&1 || { grep -E 'error|Error' -A3 "$root/make.log" | head -40 >&2; exit 1; }
 if grep -q 'warning:' "$root/make.log"; then

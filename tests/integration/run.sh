@@ -8,7 +8,9 @@
 # env: MINICLUSTER_DIR (default /var/lib/smc-plugin), MINICLUSTER_PORT_BASE
 #      (27800), SMC_PREFIX (/var/lib/smc-plugin-prefix), SMC_WORK
 #      (/var/lib/smc-plugin-work), SMC_SKIP_BUILD=1 to reuse the install,
-#      SMC_ONLY=REGEX to run only the tests whose names match.
+#      SMC_ONLY=REGEX to run only the tests whose names match,
+#      SMC_SANITIZE=1 to build with ASan+UBSan and run srun, salloc, sbatch
+#      and the CLI sanitized (reports are failures; see tests/lib/suite.sh).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,129 +25,18 @@ SO=$PREFIX/lib/slurm/stencil_map.so
 BENCH=${SMC_BUILD_ROOT:-/var/lib/smc-plugin-build}/obj/spank_plugin/bench_srun_side
 RECORDS=$WORK/records
 TASK=$WORK/task.sh
-PASS=0
-FAILED=0
-FAILED_NAMES=()
+SUITE=integration
+ONLY=${SMC_ONLY:-}
+SANITIZE=${SMC_SANITIZE:-0}
+SO_REMOTE=$WORK/remote-prefix/lib/slurm/stencil_map.so
+# shellcheck source=../lib/suite.sh
+. "$TOP/tests/lib/suite.sh"
 
 case "$PREFIX$WORK$MINICLUSTER_DIR" in *"/tmp/"*)
     echo "run.sh: SMC_PREFIX, SMC_WORK and MINICLUSTER_DIR must be outside /tmp" >&2; exit 2 ;;
 esac
 [ "$(id -u)" -eq 0 ] || { echo "run.sh: must run as root (the minicluster needs it)" >&2; exit 2; }
 [ -x "$MC" ] || { echo "run.sh: FATAL: $MC not found" >&2; exit 1; }
-
-# ------------------------------------------------------------ cluster ----
-CLUSTER_UP=0
-cluster_down() {
-    if [ "$CLUSTER_UP" = 1 ]; then
-        "$MC" down >>"$WORK/minicluster.log" 2>&1 || echo "run.sh: WARNING: minicluster down failed (see $WORK/minicluster.log)" >&2
-        CLUSTER_UP=0
-    fi
-}
-trap cluster_down EXIT
-trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
-
-cluster_up() { # CPUS
-    cluster_down
-    CLUSTER_UP=1 # set first: a half-started cluster is brought down too
-    if ! MINICLUSTER_NODES=4 MINICLUSTER_CPUS=$1 "$MC" up >>"$WORK/minicluster.log" 2>&1; then
-        echo "########################################################" >&2
-        echo "### run.sh: FATAL: the minicluster (cpus $1) did not start" >&2
-        echo "########################################################" >&2
-        tail -60 "$WORK/minicluster.log" >&2
-        exit 1
-    fi
-    plugstack
-}
-
-# plugstack [ARGS...]: the plugin with record_dir plus ARGS
-plugstack() {
-    echo "required $SO record_dir=$RECORDS $*" >"$MINICLUSTER_DIR/etc/plugstack.conf"
-}
-
-mc() { "$MC" run "$@"; }
-
-# ------------------------------------------------------------ helpers ----
-fail() { echo "FAILED CHECK: $*"; return 1; }
-
-run_test() { # NAME FUNCTION [ARGS...]
-    local name=$1
-    shift
-    [[ $name =~ ${SMC_ONLY:-.} ]] || return 0
-    local log=$WORK/logs/$name.log
-    if (cd "$WORK" && set -o pipefail && "$@") >"$log" 2>&1; then
-        echo "ok   $name"
-        PASS=$((PASS + 1))
-    else
-        echo "FAIL $name"
-        sed 's/^/    | /' "$log" | tail -25
-        FAILED=$((FAILED + 1))
-        FAILED_NAMES+=("$name")
-    fi
-}
-
-json_get() { # FILE KEY -> value (python expression on the parsed object)
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(json.dumps(v) if not isinstance(v,(str,int)) else v)' "$1" "$2"
-}
-
-# verify_run SPEC OUT ERR NRANKS [EXTRA PLAN ARGS]: the tasks' output
-# (task.sh lines) against an independent `stencil-map plan`.
-verify_run() {
-    local spec=$1 out=$2 err=$3 n=$4
-    shift 4
-    local dir
-    dir=$(mktemp -d "$WORK/verify.XXXXXX")
-    sort -n "$out" | grep -E '^[0-9]+ ' >"$dir/tasks"
-    [ "$(wc -l <"$dir/tasks")" -eq "$n" ] || { fail "expected $n task lines, got $(wc -l <"$dir/tasks")"; return 1; }
-    awk -v n="$n" '$1 != NR - 1 { bad = 1 } END { exit bad || NR != n }' "$dir/tasks" ||
-        { fail "SLURM_PROCID values are not 0..$((n - 1))"; return 1; }
-    local nodelist cpus
-    read -r _ _ _ _ _ nodelist cpus _ <"$dir/tasks"
-    "$SM" plan "$spec" --nodes "$nodelist" --slots "$cpus" --ranks "$n" --hostfile "$dir/expected" "$@" \
-        >"$dir/plan.txt" || { fail "stencil-map plan failed"; return 1; }
-    awk '{ print $2 }' "$dir/tasks" >"$dir/observed"
-    if ! cmp -s "$dir/expected" "$dir/observed"; then
-        fail "rank placement differs from the plan's hostfile (expected vs observed):"
-        paste "$dir/expected" "$dir/observed" | awk '{ printf "rank %d: %s %s%s\n", NR-1, $1, $2, ($1 != $2 ? "  <--" : "") }' | head -40
-        return 1
-    fi
-    echo "placement: all $n ranks ran on their planned node"
-    # is it distinguishable from Slurm's default (blocked) layout?
-    "$SM" plan "$spec" --nodes "$nodelist" --slots "$cpus" --ranks "$n" --algorithm blocked \
-        --hostfile "$dir/blocked" >/dev/null || { fail "blocked plan failed"; return 1; }
-    if cmp -s "$dir/blocked" "$dir/observed"; then
-        echo "(this placement equals the blocked layout)"
-        [ "${REQUIRE_NOT_BLOCKED:-0}" = 1 ] && { fail "placement equals blocked, test cannot tell"; return 1; }
-    else
-        echo "this placement differs from the blocked layout on $(paste -d' ' "$dir/blocked" "$dir/observed" | awk '$1 != $2' | wc -l) ranks"
-    fi
-    local planned scored
-    planned=$(sed -n 's/^stencil-map: .* inter-node edges \([0-9]*\) (blocked [0-9]*)$/\1/p' "$err" | tail -1)
-    [ -n "$planned" ] || { fail "no summary line on srun's stderr"; cat "$err"; return 1; }
-    "$SM" score "$spec" --hostfile "$dir/observed" --ranks "$n" --json >"$dir/score.json" ||
-        { fail "stencil-map score failed"; return 1; }
-    scored=$(json_get "$dir/score.json" 'd["j_sum"]')
-    [ "$planned" = "$scored" ] || { fail "J_sum of observed placement $scored != planned $planned"; return 1; }
-    echo "J_sum: planned $planned = scored from observed $scored"
-    # coordinates: row-major of the rank (last dimension fastest)
-    awk '{
-        nd = split($4, d, ","); r = $1; s = "";
-        for (i = nd; i >= 1; i--) { c[i] = r % d[i]; r = int(r / d[i]) }
-        for (i = 1; i <= nd; i++) s = s (i > 1 ? "," : "") c[i];
-        if (s != $3) { printf "rank %d: coords %s, expected %s\n", $1, $3, s; bad = 1 }
-    } END { exit bad }' "$dir/tasks" || { fail "STENCIL_MAP_COORDS wrong"; return 1; }
-    echo "coords: row-major for all ranks"
-    # the record: valid JSON, same j_sum and placement
-    local rec
-    rec=$(awk 'NR == 1 { print $9 }' "$dir/tasks")
-    [ -f "$rec" ] || { fail "audit record '$rec' missing"; return 1; }
-    [ "$(json_get "$rec" 'd["j_sum"]')" = "$planned" ] || { fail "record j_sum differs"; return 1; }
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["placement"] != open(sys.argv[2]).read().split())' \
-        "$rec" "$dir/observed" || { fail "record placement differs from observed"; return 1; }
-    echo "record: $rec valid, j_sum and placement match"
-    # SLURM_HOSTFILE's private path is not leaked to the tasks
-    awk '$10 != "-" { exit 1 }' "$dir/tasks" || { fail "tasks see SLURM_HOSTFILE"; return 1; }
-    rm -rf "$dir"
-}
 
 # spec_file ALG DIMS STENCIL -> $WORK/spec-ALG-<dims>-STENCIL.json
 spec_file() {
@@ -371,7 +262,15 @@ echo '{"grid": {"dims": [4, 8]}, "stencil": "5pt",}' >"$WORK/bad.json"
 echo '{"grid": {"dims": [4, 8]}, "stencil": "no_such_stencil"}' >"$WORK/unknown-stencil.json"
 
 if [ "${SMC_SKIP_BUILD:-0}" != 1 ]; then
+    if [ "$SANITIZE" = 1 ]; then
+        # slurmstepd's plain plugin first, then the sanitized tree
+        SMC_BUILD_ROOT=${SMC_BUILD_ROOT:-/var/lib/smc-plugin-build}-remote \
+            "$HERE/build.sh" "$WORK/remote-prefix" || { echo "run.sh: FATAL: build failed" >&2; exit 1; }
+        san_setup
+    fi
     "$HERE/build.sh" "$PREFIX" || { echo "run.sh: FATAL: build failed" >&2; exit 1; }
+elif [ "$SANITIZE" = 1 ]; then
+    san_setup
 fi
 [ -f "$SO" ] && [ -x "$SM" ] || { echo "run.sh: FATAL: $SO or $SM missing" >&2; exit 1; }
 
@@ -428,5 +327,8 @@ run_test a-hetero-auto-compact-3d t_algorithm auto:3d:7pt 26
 run_test a-hetero-nodecart-infeasible t_error 'nodecart: needs the same number of ranks on every node' 26 --stencil-map=nodecart:2d:5pt
 cluster_down
 
-echo "$PASS passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+if [ "$SANITIZE" = 1 ]; then
+    # every report a sanitized process wrote
+    run_test z-sanitizer-reports t_no_sanitizer_reports
+fi
+suite_summary

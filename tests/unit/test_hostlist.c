@@ -82,6 +82,13 @@ static void test_expand_rejects(void **state)
     expect_reject("n[1-2],,m");
     expect_reject(",n1");
     expect_reject("n[1-2000000]");
+    /* a hostfile holds one name per line: no blanks, comments or control
+     * bytes in names (found by fuzz_plan: a tab made the round trip differ) */
+    expect_reject("node\t1");
+    expect_reject("node 1");
+    expect_reject("#node1");
+    expect_reject("n[1-2],n\xfb");
+    expect_reject("n\n1");
     char **names;
     int n;
     smp_error err;

@@ -174,6 +174,61 @@ static void test_parse_rejects(void **state)
     reject("{\"grid\": {\"dims\": \"auto\", \"ndims\": 1e30}, \"stencil\": \"nearest\"}", "grid.ndims");
 }
 
+/* Every limit: the message names the field and the limit itself. */
+static void reject_limit(const char *text, const char *field, const char *limit)
+{
+    reject(text, field);
+    reject(text, limit);
+}
+
+static void test_parse_limits(void **state)
+{
+    (void)state;
+    reject_limit("{\"grid\": {\"dims\": [4000000000]}, \"stencil\": \"nearest\"}",
+                 "grid.dims[0]", "2147483647");
+    /* each size fits, the product does not */
+    reject_limit("{\"grid\": {\"dims\": [65536, 65536]}, \"stencil\": \"nearest\"}",
+                 "grid.dims", "2147483647");
+    reject_limit("{\"grid\": {\"dims\": [1,1,1,1,1,1,1,1,1]}, \"stencil\": \"nearest\"}",
+                 "grid.dims", "8");
+    reject_limit("{\"grid\": {\"dims\": \"auto\", \"ndims\": 9}, \"stencil\": \"nearest\"}",
+                 "grid.ndims", "8");
+    reject_limit("{\"grid\": {\"dims\": [4,3]}, \"stencil\": {\"offsets\": [[1,0],[0,1000001]]}}",
+                 "stencil.offsets[1]", "1000000");
+    /* 4097 distinct offsets */
+    size_t cap = 64 + 4097 * 24;
+    char *many = malloc(cap);
+    assert_non_null(many);
+    size_t off = (size_t)snprintf(many, cap, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": {\"offsets\": [");
+    for (int k = 0; k < 4097; k++)
+        off += (size_t)snprintf(many + off, cap - off, "%s[%d,1]", k ? "," : "", k + 1);
+    snprintf(many + off, cap - off, "]}}");
+    reject_limit(many, "stencil.offsets", "4096");
+    free(many);
+}
+
+/* A FIFO or a device named as a spec is refused at once: srun must never
+ * block reading it. */
+static void test_load_not_regular(void **state)
+{
+    (void)state;
+    char fifo[] = "spec-fifo-XXXXXX";
+    int fd = mkstemp(fifo);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(fifo);
+    char path[64];
+    snprintf(path, sizeof(path), "%s.json", fifo);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    smp_spec spec;
+    smp_error err;
+    assert_err(smp_spec_load(&spec, path, specs_dir, &err), SMP_ERR_INPUT, err,
+               "not a regular file");
+    unlink(path);
+    assert_err(smp_spec_load(&spec, "/dev/zero", specs_dir, &err), SMP_ERR_INPUT, err,
+               "not a regular file");
+}
+
 static void test_parse_deep_and_large(void **state)
 {
     (void)state;
@@ -414,7 +469,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_valid),
         cmocka_unit_test(test_parse_rejects),
+        cmocka_unit_test(test_parse_limits),
         cmocka_unit_test(test_parse_deep_and_large),
+        cmocka_unit_test(test_load_not_regular),
         cmocka_unit_test(test_load_named_and_compact),
         cmocka_unit_test(test_path_traversal),
         cmocka_unit_test(test_load_file),

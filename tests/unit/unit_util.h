@@ -115,6 +115,88 @@ static inline void tu_brute_score(int ndims, const int64_t *dims, const bool *pe
     free(w);
 }
 
+/* A random instance: 1 to 4 dimensions, random periods, a family or a
+ * random (maybe weighted, maybe asymmetric) stencil, and equal, dividing or
+ * heterogeneous nodes, sometimes more slots than ranks. */
+static inline void tu_random_instance(tu_rng *rng, smp_grid *g, smp_stencil *st, int32_t **slots,
+                                      int *nnodes, char *what, size_t whatlen)
+{
+    smp_error err;
+    int d = (int)tu_range(rng, 1, 4);
+    int64_t dims[SMP_MAX_DIMS], maxside = d == 1 ? 64 : d == 2 ? 20 : d == 3 ? 8 : 5;
+    bool per[SMP_MAX_DIMS];
+    for (int i = 0; i < d; i++) {
+        dims[i] = tu_range(rng, 1, maxside);
+        per[i] = tu_range(rng, 0, 1);
+    }
+    assert_ok(smp_grid_init(g, d, dims, per, &err), err);
+    int kind = (int)tu_range(rng, 0, 3);
+    const char *fam = kind == 0 ? "nearest" : kind == 1 ? "hops" : kind == 2 && d > 1 ? "component" : NULL;
+    if (fam) {
+        assert_ok(smp_stencil_family(st, fam, d, &err), err);
+    } else {
+        int32_t offs[10 * 4];
+        double w[10];
+        int n = 0;
+        int want = (int)tu_range(rng, 1, 10), amax = (int)tu_range(rng, 1, 4);
+        for (int tries = 0; n < want && tries < 200; tries++) {
+            int32_t *o = offs + n * d;
+            bool zero = true, dup = false;
+            for (int i = 0; i < d; i++) {
+                o[i] = (int32_t)tu_range(rng, -amax, amax);
+                zero = zero && o[i] == 0;
+            }
+            for (int j = 0; j < n && !dup; j++)
+                dup = memcmp(o, offs + j * d, sizeof(int32_t) * (size_t)d) == 0;
+            if (!zero && !dup) {
+                w[n] = (double)tu_range(rng, 1, 16) / 4.0;
+                n++;
+            }
+        }
+        bool weighted = tu_range(rng, 0, 1);
+        assert_ok(smp_stencil_init(st, d, n, offs, weighted ? w : NULL, "stencil", &err), err);
+    }
+    int64_t p = g->size;
+    int32_t *s = malloc(sizeof(int32_t) * (size_t)(p + 8));
+    assert_non_null(s);
+    int n = 0;
+    int64_t total = 0;
+    int shape = (int)tu_range(rng, 0, 2);
+    if (shape == 0) { /* equal nodes, exactly or more than enough */
+        int32_t per_node = (int32_t)tu_range(rng, 1, p < 48 ? p : 48);
+        while (total < p) {
+            s[n++] = per_node;
+            total += per_node;
+        }
+        for (int extra = (int)tu_range(rng, 0, 2); extra > 0; extra--)
+            s[n++] = per_node;
+    } else if (shape == 1) { /* equal nodes that divide p */
+        int64_t divs[64];
+        int nd = 0;
+        for (int64_t f = 1; f <= p && nd < 64; f++)
+            if (p % f == 0)
+                divs[nd++] = f;
+        int32_t per_node = (int32_t)divs[tu_range(rng, 0, nd - 1)];
+        for (int64_t k = 0; k < p / per_node; k++)
+            s[n++] = per_node;
+    } else { /* heterogeneous */
+        int64_t top = p < 16 ? p : 16;
+        while (total < p) {
+            s[n] = (int32_t)tu_range(rng, 1, top);
+            total += s[n++];
+        }
+        for (int extra = (int)tu_range(rng, 0, 2); extra > 0; extra--)
+            s[n++] = (int32_t)tu_range(rng, 1, top);
+    }
+    *slots = s;
+    *nnodes = n;
+    snprintf(what, whatlen, "grid %lld,%lld,%lld,%lld periods %d%d%d%d, stencil %s (%d%s), %d nodes of %d..",
+             (long long)g->dims[0], (long long)(d > 1 ? g->dims[1] : 0),
+             (long long)(d > 2 ? g->dims[2] : 0), (long long)(d > 3 ? g->dims[3] : 0),
+             g->periods[0], g->periods[1], g->periods[2], g->periods[3], fam ? fam : "random",
+             st->count, st->weights ? ", weighted" : "", n, s[0]);
+}
+
 static inline bool tu_close(double a, double b)
 {
     double d = a > b ? a - b : b - a, m = a > b ? a : b;

@@ -1,0 +1,530 @@
+/* The checks of one audit record, collected into a JSON object from which
+ * both the text and the --json output are printed.
+ *
+ * A record is inconsistent when its fields disagree with each other (the
+ * J figures with the placement, the placement with the nodes and slots,
+ * the file name with the ids), with the in-job verification, or with where
+ * the ranks ran (the verification's per-rank nodes, --launched, Slurm's
+ * node list of the step). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+
+static const char *status_of(json_t *res)
+{
+    return json_string_value(json_object_get(res, "status"));
+}
+
+static void problem(json_t *res, const char *status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void problem(json_t *res, const char *status, const char *fmt, ...)
+{
+    char buf[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    json_array_append_new(json_object_get(res, "problems"), json_string(buf));
+    if (audit_worse(audit_status_exit(status_of(res)), audit_status_exit(status)) !=
+        audit_status_exit(status_of(res)))
+        json_object_set_new(res, "status", json_string(status));
+}
+
+int audit_status_exit(const char *status)
+{
+    if (!strcmp(status, "unreadable"))
+        return AUDIT_UNREADABLE;
+    if (!strcmp(status, "inconsistent"))
+        return AUDIT_INCONSISTENT;
+    if (!strcmp(status, "not placed"))
+        return AUDIT_MISSING;
+    return AUDIT_OK;
+}
+
+int audit_worse(int a, int b)
+{
+    /* severity by exit code: ok 0, usage 4, missing 1, inconsistent 2,
+     * unreadable 3 */
+    static const int severity[] = {0, 2, 4, 1, 3};
+    return severity[b] > severity[a] ? b : a;
+}
+
+static json_t *pair(int64_t a, int64_t b)
+{
+    return json_pack("{s:I,s:I}", "j_sum", (json_int_t)a, "j_max", (json_int_t)b);
+}
+
+static json_t *check(const char *source, const char *level, bool ok, const char *detail)
+{
+    return json_pack("{s:s,s:s,s:s,s:s}", "source", source, "level", level, "result",
+                     ok ? "matches" : "differs", "detail", detail);
+}
+
+/* the file name <job>.<step>[.k].json and the directory <user> */
+static void check_names(const audit_record *rec, json_t *res, bool in_record_dir)
+{
+    const char *slash = strrchr(rec->path, '/');
+    const char *base = slash ? slash + 1 : rec->path;
+    long long j, s;
+    if (sscanf(base, "%lld.%lld.", &j, &s) == 2 && (j != rec->job_id || s != rec->step_id))
+        problem(res, "inconsistent", "the file name says step %lld.%lld, the record %lld.%lld", j,
+                s, (long long)rec->job_id, (long long)rec->step_id);
+    if (in_record_dir && slash) {
+        const char *d = slash;
+        while (d > rec->path && d[-1] != '/')
+            d--;
+        size_t dl = (size_t)(slash - d);
+        if (strlen(rec->user) != dl || strncmp(d, rec->user, dl))
+            problem(res, "inconsistent", "the record of user '%s' lies in the directory of '%.*s'",
+                    rec->user, (int)dl, d);
+    }
+}
+
+/* ranks, grid, placement and capacities; false when the placement cannot
+ * be scored */
+static bool check_shape(const audit_record *rec, json_t *res)
+{
+    bool ok = true;
+    if (rec->stencil.ndims != rec->grid.ndims) {
+        problem(res, "inconsistent", "stencil.offsets are %d-dimensional, the grid %d-dimensional",
+                rec->stencil.ndims, rec->grid.ndims);
+        ok = false;
+    }
+    if (rec->grid.size != rec->ranks) {
+        problem(res, "inconsistent", "ranks is %lld, but the grid holds %lld", (long long)rec->ranks,
+                (long long)rec->grid.size);
+        ok = false;
+    }
+    if (rec->placement_count != rec->ranks) {
+        problem(res, "inconsistent", "placement has %lld entries, ranks is %lld",
+                (long long)rec->placement_count, (long long)rec->ranks);
+        ok = false;
+    }
+    int64_t *used = calloc((size_t)rec->nodes.count + 1, sizeof(int64_t));
+    if (!used) {
+        problem(res, "unreadable", "out of memory");
+        return false;
+    }
+    int64_t unknown = 0, first = -1;
+    for (int64_t r = 0; r < rec->placement_count; r++) {
+        if (rec->node_of_rank[r] < 0) {
+            if (!unknown++)
+                first = r;
+        } else {
+            used[rec->node_of_rank[r]]++;
+        }
+    }
+    if (unknown) {
+        problem(res, "inconsistent", "placement[%lld] ('%s') and %lld more name no node of the record",
+                (long long)first,
+                json_string_value(json_array_get(json_object_get(rec->json, "placement"), (size_t)first)),
+                (long long)(unknown - 1));
+        ok = false;
+    }
+    for (int i = 0; i < rec->nodes.count; i++)
+        if (used[i] > rec->nodes.slots[i]) {
+            problem(res, "inconsistent", "placement puts %lld ranks on %s, which has %d slots",
+                    (long long)used[i], rec->nodes.names[i], rec->nodes.slots[i]);
+            ok = false;
+        }
+    free(used);
+    return ok;
+}
+
+/* J figures from the placement itself, and the blocked layout re-planned */
+static void check_figures(const audit_record *rec, json_t *res)
+{
+    smp_error err;
+    smp_score sc;
+    smp_error_clear(&err);
+    if (smp_score_compute(&rec->grid, &rec->stencil, rec->node_of_rank, rec->nodes.count, &sc,
+                          &err)) {
+        problem(res, "inconsistent", "the placement cannot be scored: %s", err.msg);
+        return;
+    }
+    json_t *rs = pair(sc.j_sum, sc.j_max);
+    json_object_set_new(res, "rescored", rs);
+    if (sc.j_sum != rec->j_sum)
+        problem(res, "inconsistent", "j_sum is %lld in the record, %lld from its placement",
+                (long long)rec->j_sum, (long long)sc.j_sum);
+    if (sc.j_max != rec->j_max)
+        problem(res, "inconsistent", "j_max is %lld in the record, %lld from its placement",
+                (long long)rec->j_max, (long long)sc.j_max);
+    smp_placement bl = {0};
+    if (smp_plan(&rec->grid, &rec->stencil, rec->nodes.slots, rec->nodes.count, SMP_ALG_BLOCKED,
+                 &bl, &err)) {
+        problem(res, "inconsistent", "the blocked layout cannot be re-planned: %s", err.msg);
+        return;
+    }
+    json_object_set_new(rs, "blocked", pair(bl.score.j_sum, bl.score.j_max));
+    if (bl.score.j_sum != rec->blocked_j_sum)
+        problem(res, "inconsistent", "blocked_j_sum is %lld in the record, %lld re-planned",
+                (long long)rec->blocked_j_sum, (long long)bl.score.j_sum);
+    if (bl.score.j_max != rec->blocked_j_max)
+        problem(res, "inconsistent", "blocked_j_max is %lld in the record, %lld re-planned",
+                (long long)rec->blocked_j_max, (long long)bl.score.j_max);
+    smp_placement_free(&bl);
+}
+
+/* per-rank nodes from some source against the record's placement */
+static json_t *rank_check(const audit_record *rec, char **observed, int64_t count,
+                          const char *source, json_t *res)
+{
+    char d[700];
+    if (count != rec->placement_count) {
+        snprintf(d, sizeof(d), "%lld ranks ran, %lld were planned", (long long)count,
+                 (long long)rec->placement_count);
+        problem(res, "inconsistent", "launch differs (%s): %s", source, d);
+        return check(source, "per rank", false, d);
+    }
+    json_t *pl = json_object_get(rec->json, "placement");
+    int64_t wrong = 0, first = -1;
+    for (int64_t r = 0; r < count; r++)
+        if (strcmp(observed[r], json_string_value(json_array_get(pl, (size_t)r))) && !wrong++)
+            first = r;
+    if (wrong) {
+        snprintf(d, sizeof(d),
+                 "%lld of %lld ranks ran elsewhere than planned (first: rank %lld on %.200s, "
+                 "planned %.200s)",
+                 (long long)wrong, (long long)count, (long long)first, observed[first],
+                 json_string_value(json_array_get(pl, (size_t)first)));
+        problem(res, "inconsistent", "launch differs (%s): %s", source, d);
+    } else {
+        snprintf(d, sizeof(d), "all %lld ranks ran on their planned node", (long long)count);
+    }
+    return check(source, "per rank", !wrong, d);
+}
+
+/* Slurm's node list (of the step, or only of the job) against the nodes
+ * the placement uses */
+static json_t *slurm_check(const audit_record *rec, const audit_slurm *sl, json_t *res)
+{
+    bool *used = calloc((size_t)rec->nodes.count + 1, sizeof(bool));
+    int nused = 0, missing = 0;
+    const char *miss = NULL;
+    for (int64_t r = 0; used && r < rec->placement_count; r++)
+        if (rec->node_of_rank[r] >= 0 && !used[rec->node_of_rank[r]]) {
+            used[rec->node_of_rank[r]] = true;
+            nused++;
+        }
+    for (int i = 0; used && i < rec->nodes.count; i++) {
+        bool in = false;
+        for (int k = 0; k < sl->nnodes && !in; k++)
+            in = !strcmp(sl->nodes[k], rec->nodes.names[i]);
+        if (used[i] && !in && !missing++)
+            miss = rec->nodes.names[i];
+    }
+    free(used);
+    char d[1400];
+    bool ok = false;
+    if (missing)
+        snprintf(d, sizeof(d), "%d planned node(s), e.g. %.200s, not in Slurm's %s node list %.800s",
+                 missing, miss, sl->step_level ? "step" : "job", sl->nodelist);
+    else if (sl->step_level && sl->nnodes != nused)
+        snprintf(d, sizeof(d), "the step ran on %d nodes (%.800s), the plan uses %d", sl->nnodes,
+                 sl->nodelist, nused);
+    else if (sl->step_level && sl->tasks >= 0 && sl->tasks != rec->ranks)
+        snprintf(d, sizeof(d), "the step has %lld tasks, the plan %lld ranks",
+                 (long long)sl->tasks, (long long)rec->ranks);
+    else {
+        ok = true;
+        if (sl->step_level)
+            snprintf(d, sizeof(d), "the step's nodes %.800s%s are the plan's %d nodes",
+                     sl->nodelist, sl->tasks >= 0 ? " and its task count" : "", nused);
+        else
+            snprintf(d, sizeof(d),
+                     "the plan's %d nodes lie in the job's allocation %.800s (the step's own node "
+                     "list is gone: it ended)",
+                     nused, sl->nodelist);
+    }
+    if (!ok)
+        problem(res, "inconsistent", "launch differs (%s): %s", sl->source, d);
+    json_t *c = check(sl->source, sl->step_level ? "per node, the step's" : "the job's allocation only", ok, d);
+    if (sl->state[0])
+        json_object_set_new(c, "state", json_string(sl->state));
+    return c;
+}
+
+/* --launched FILE: line r = node of rank r, or "r: node" lines in any
+ * order as `srun --label hostname` prints them */
+static int read_launched(const char *path, char ***out, int64_t *count, char *msg, size_t mn)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(msg, mn, "--launched %.600s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    int64_t n = 0, cap = 0, maxr = -1, lineno = 0;
+    char **v = NULL;
+    int rc = 0;
+    while (!rc && fgets(line, sizeof(line), f)) {
+        lineno++;
+        char name[512];
+        long long r;
+        bool labelled = sscanf(line, " %lld: %511s", &r, name) == 2;
+        if (!labelled && sscanf(line, " %511s", name) != 1)
+            continue;
+        if (!labelled)
+            r = n;
+        if (r < 0 || r >= SMP_MAX_RANKS) {
+            snprintf(msg, mn, "--launched %.600s:%lld: rank %lld out of range", path,
+                     (long long)lineno, r);
+            rc = -1;
+            break;
+        }
+        if (r >= cap) {
+            int64_t nc = cap ? cap : 64;
+            while (nc <= r)
+                nc *= 2;
+            char **nv = realloc(v, sizeof(char *) * (size_t)nc);
+            if (!nv) {
+                snprintf(msg, mn, "out of memory");
+                rc = -1;
+                break;
+            }
+            memset(nv + cap, 0, sizeof(char *) * (size_t)(nc - cap));
+            v = nv;
+            cap = nc;
+        }
+        if (v[r]) {
+            snprintf(msg, mn, "--launched %.600s:%lld: rank %lld given twice", path,
+                     (long long)lineno, r);
+            rc = -1;
+            break;
+        }
+        if (!(v[r] = strdup(name))) {
+            snprintf(msg, mn, "out of memory");
+            rc = -1;
+        }
+        n++;
+        if (r > maxr)
+            maxr = r;
+    }
+    fclose(f);
+    for (int64_t i = 0; !rc && i <= maxr; i++)
+        if (!v[i]) {
+            snprintf(msg, mn, "--launched %.600s: no line for rank %lld", path, (long long)i);
+            rc = -1;
+        }
+    if (!rc && maxr < 0) {
+        snprintf(msg, mn, "--launched %.600s: no ranks in it", path);
+        rc = -1;
+    }
+    if (rc) {
+        for (int64_t i = 0; i < cap; i++)
+            free(v[i]);
+        free(v);
+        return -1;
+    }
+    *out = v;
+    *count = maxr + 1;
+    return 0;
+}
+
+static void free_names(char **v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* the in-job verification against the record */
+static void check_verify(const audit_record *rec, json_t *res, json_t *checks, json_t *unchecked)
+{
+    const audit_verify *v = &rec->verify;
+    if (!v->present) {
+        json_object_set_new(res, "verify", json_null());
+        json_array_append_new(unchecked,
+                              json_string("in-job result: none (no stencil-map-verify step wrote "
+                                          "<record>.verify.json)"));
+        return;
+    }
+    if (!v->readable) {
+        json_object_set_new(res, "verify", json_pack("{s:s,s:s}", "path", v->path, "error", v->error));
+        problem(res, "unreadable", "in-job result %s: %s", v->path, v->error);
+        return;
+    }
+    json_t *vj = json_pack("{s:s,s:s,s:s}", "path", v->path, "status", v->status, "message",
+                           v->message);
+    json_object_set_new(vj, "planned", v->has_planned ? pair(v->planned_j_sum, v->planned_j_max)
+                                                      : json_null());
+    json_object_set_new(vj, "observed", v->has_observed
+                                            ? pair(v->observed_j_sum, v->observed_j_max)
+                                            : json_null());
+    json_object_set_new(res, "verify", vj);
+    if ((v->job_id >= 0 && v->job_id != rec->job_id) ||
+        (v->step_id >= 0 && v->step_id != rec->step_id))
+        problem(res, "inconsistent", "the in-job result is of step %lld.%lld, the record of %lld.%lld",
+                (long long)v->job_id, (long long)v->step_id, (long long)rec->job_id,
+                (long long)rec->step_id);
+    if (!strcmp(v->status, "ERROR")) {
+        char buf[700];
+        snprintf(buf, sizeof(buf), "in-job result: the verification failed: %s", v->message);
+        json_array_append_new(unchecked, json_string(buf));
+        return;
+    }
+    if (!rec->placed)
+        return;
+    if (v->ranks != rec->ranks)
+        problem(res, "inconsistent", "the job had %lld ranks, the record %lld", (long long)v->ranks,
+                (long long)rec->ranks);
+    if (v->has_planned && (v->planned_j_sum != rec->j_sum || v->planned_j_max != rec->j_max))
+        problem(res, "inconsistent",
+                "the job was told J_sum %lld, J_max %lld; the record says %lld, %lld",
+                (long long)v->planned_j_sum, (long long)v->planned_j_max, (long long)rec->j_sum,
+                (long long)rec->j_max);
+    bool agrees = v->observed_j_sum == rec->j_sum && v->observed_j_max == rec->j_max;
+    json_object_set_new(vj, "agrees_with_record", json_boolean(agrees));
+    if (!agrees)
+        problem(res, "inconsistent",
+                "the job observed J_sum %lld, J_max %lld; the record planned %lld, %lld",
+                (long long)v->observed_j_sum, (long long)v->observed_j_max, (long long)rec->j_sum,
+                (long long)rec->j_max);
+    if (v->rank_nodes)
+        json_array_append_new(checks, rank_check(rec, v->rank_nodes, v->rank_nodes_count,
+                                                 "in-job result (PMIx)", res));
+}
+
+static void set_common(json_t *res, const audit_record *rec)
+{
+    json_object_set_new(res, "user", json_string(rec->user));
+    json_object_set_new(res, "time", json_string(rec->time));
+    json_object_set_new(res, "spec", rec->spec[0] ? json_string(rec->spec) : json_null());
+    json_object_set_new(res, "spec_source",
+                        rec->spec_source[0] ? json_string(rec->spec_source) : json_null());
+    json_object_set_new(
+        res, "algorithm",
+        json_pack("{s:s?,s:s?,s:s}", "requested", rec->alg_requested[0] ? rec->alg_requested : NULL,
+                  "override", rec->alg_override[0] ? rec->alg_override : NULL, "used",
+                  rec->alg_used));
+    json_object_set_new(res, "nodes", json_deep_copy(json_object_get(rec->json, "nodes")));
+    json_object_set_new(res, "slots", json_deep_copy(json_object_get(rec->json, "slots")));
+}
+
+static void set_placed(json_t *res, const audit_record *rec)
+{
+    json_object_set_new(res, "ranks", json_integer(rec->ranks));
+    json_object_set_new(res, "grid", json_deep_copy(json_object_get(rec->json, "grid")));
+    json_object_set_new(res, "stencil",
+                        json_pack("{s:s,s:i,s:b}", "name",
+                                  rec->stencil.name[0] ? rec->stencil.name : "custom", "offsets",
+                                  rec->stencil.count, "weighted",
+                                  smp_stencil_weighted(&rec->stencil)));
+    json_object_set_new(res, "planned", pair(rec->j_sum, rec->j_max));
+    json_object_set_new(res, "blocked", pair(rec->blocked_j_sum, rec->blocked_j_max));
+    json_object_set_new(res, "saved", json_integer(rec->blocked_j_sum - rec->j_sum));
+}
+
+json_t *audit_check_record(const char *path, const audit_options *opt, audit_record *rec)
+{
+    json_t *res = json_pack("{s:s,s:s,s:[]}", "record", path, "status", "ok", "problems");
+    if (audit_record_read(path, rec)) {
+        json_object_set_new(res, "job_id", rec->job_id >= 0 ? json_integer(rec->job_id) : json_null());
+        json_object_set_new(res, "step_id",
+                            rec->step_id >= 0 ? json_integer(rec->step_id) : json_null());
+        problem(res, "unreadable", "%s", rec->error);
+        return res;
+    }
+    json_object_set_new(res, "job_id", json_integer(rec->job_id));
+    json_object_set_new(res, "step_id", json_integer(rec->step_id));
+    set_common(res, rec);
+    check_names(rec, res, opt->in_record_dir);
+    json_object_set_new(res, "placed", json_boolean(rec->placed));
+    json_object_set_new(res, "fallback", rec->placed ? json_null() : json_string(rec->fallback));
+    if (!rec->placed && !strcmp(status_of(res), "ok"))
+        json_object_set_new(res, "status", json_string("fallback"));
+    if (rec->placed) {
+        set_placed(res, rec);
+        if (check_shape(rec, res))
+            check_figures(rec, res);
+    }
+
+    json_t *checks = json_array(), *unchecked = json_array();
+    check_verify(rec, res, checks, unchecked);
+    if (rec->placed && opt->launched) {
+        char **obs = NULL, msg[800];
+        int64_t n = 0;
+        if (read_launched(opt->launched, &obs, &n, msg, sizeof(msg))) {
+            problem(res, "unreadable", "%s", msg);
+        } else {
+            char src[700];
+            snprintf(src, sizeof(src), "--launched %.600s", opt->launched);
+            json_array_append_new(checks, rank_check(rec, obs, n, src, res));
+            free_names(obs, n);
+        }
+    }
+    if (rec->placed && !opt->launched && !(rec->verify.readable && rec->verify.rank_nodes))
+        json_array_append_new(unchecked, json_string("where each rank ran: no in-job result with "
+                                                     "rank_nodes and no --launched FILE"));
+    if (opt->query_slurm) {
+        audit_slurm sl;
+        audit_slurm_query(rec->job_id, rec->step_id, &sl);
+        if (sl.known && sl.nnodes && rec->placed)
+            json_array_append_new(checks, slurm_check(rec, &sl, res));
+        /* what Slurm could not say matters only when no source answered
+         * for the step itself */
+        size_t k;
+        json_t *x;
+        if (!sl.step_level)
+            json_array_foreach(sl.notes, k, x)
+            {
+                char buf[700];
+                snprintf(buf, sizeof(buf), "the step's node list, %s", json_string_value(x));
+                json_array_append_new(unchecked, json_string(buf));
+            }
+        audit_slurm_free(&sl);
+    } else {
+        json_array_append_new(unchecked, json_string("Slurm not asked (--no-slurm)"));
+    }
+    const char *lres = "not checked";
+    size_t i;
+    json_t *c;
+    json_array_foreach(checks, i, c)
+    {
+        if (!strcmp(json_string_value(json_object_get(c, "result")), "differs"))
+            lres = "differs";
+        else if (strcmp(lres, "differs"))
+            lres = "matches";
+    }
+    json_object_set_new(res, "launch", json_pack("{s:s,s:o,s:o}", "result", lres, "checks",
+                                                 checks, "not_checked", unchecked));
+    return res;
+}
+
+json_t *audit_not_placed(int64_t job, int64_t step, const char *dir, const audit_options *opt)
+{
+    json_t *res = json_pack("{s:I,s:o,s:n,s:s,s:[]}", "job_id", (json_int_t)job, "step_id",
+                            step >= 0 ? json_integer(step) : json_null(), "record", "status",
+                            "not placed", "problems");
+    char buf[4400];
+    if (step >= 0)
+        snprintf(buf, sizeof(buf),
+                 "no record of step %lld.%lld in %.4000s: the step ran without stencil placement "
+                 "(--stencil-map=none, no spec and no site default), or its record is gone",
+                 (long long)job, (long long)step, dir);
+    else
+        snprintf(buf, sizeof(buf), "no record of any step of job %lld in %.4000s", (long long)job,
+                 dir);
+    json_array_append_new(json_object_get(res, "problems"), json_string(buf));
+    if (opt->query_slurm) {
+        audit_slurm sl;
+        audit_slurm_query(job, step, &sl);
+        json_t *s = json_pack("{s:b,s:O}", "known", sl.known, "notes", sl.notes);
+        if (sl.known) {
+            json_object_set_new(s, "source", json_string(sl.source));
+            json_object_set_new(s, "level", json_string(sl.step_level ? "step nodes" : "job allocation"));
+            json_object_set_new(s, "nodelist", json_string(sl.nodelist));
+            if (sl.tasks >= 0)
+                json_object_set_new(s, "tasks", json_integer(sl.tasks));
+            if (sl.state[0])
+                json_object_set_new(s, "state", json_string(sl.state));
+        }
+        json_object_set_new(res, "slurm", s);
+        audit_slurm_free(&sl);
+    }
+    return res;
+}

@@ -1,0 +1,197 @@
+/* The text form of one audited step, printed from the JSON result of
+ * audit_check.c so that text and --json never tell different stories. */
+#include <string.h>
+
+#include "audit.h"
+
+#define LABEL "  %-11s "
+
+static const char *str(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static long long num(json_t *o, const char *a, const char *b)
+{
+    json_t *x = json_object_get(o, a);
+    return (long long)json_integer_value(b ? json_object_get(x, b) : x);
+}
+
+/* a list, shortened beyond a dozen entries */
+static void print_list(FILE *out, json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 12 && n > 14) {
+            fprintf(out, ",... (%zu in all)", n);
+            break;
+        }
+        json_t *x = json_array_get(arr, i);
+        if (json_is_string(x))
+            fprintf(out, "%s%s", i ? "," : "", json_string_value(x));
+        else
+            fprintf(out, "%s%lld", i ? "," : "", (long long)json_integer_value(x));
+    }
+}
+
+/* where the plugin took the spec from (spank_plugin/step.c's names) */
+static const char *source_words(const char *src)
+{
+    if (!strcmp(src, "option"))
+        return "srun --stencil-map";
+    if (!strcmp(src, "env"))
+        return "the job's sbatch/salloc --stencil-map";
+    if (!strcmp(src, "default"))
+        return "the site's default=";
+    return src[0] ? src : "source not recorded";
+}
+
+static const char *headline(const char *status)
+{
+    if (!strcmp(status, "ok"))
+        return "placed, consistent";
+    if (!strcmp(status, "fallback"))
+        return "NOT PLACED: fell back to Slurm's block distribution";
+    if (!strcmp(status, "not placed"))
+        return "NOT PLACED: no audit record";
+    if (!strcmp(status, "inconsistent"))
+        return "INCONSISTENT";
+    return "UNREADABLE";
+}
+
+static void print_slurm_of_unplaced(FILE *out, json_t *sl)
+{
+    if (!sl)
+        return;
+    if (json_is_true(json_object_get(sl, "known"))) {
+        fprintf(out, LABEL "Slurm knows it (%s): %s %s", "slurm", str(sl, "source"),
+                str(sl, "level"), str(sl, "nodelist"));
+        if (json_object_get(sl, "tasks"))
+            fprintf(out, ", %lld tasks", num(sl, "tasks", NULL));
+        if (json_object_get(sl, "state"))
+            fprintf(out, ", %s", str(sl, "state"));
+        fputc('\n', out);
+    } else {
+        size_t i;
+        json_t *x;
+        json_array_foreach(json_object_get(sl, "notes"), i, x)
+            fprintf(out, LABEL "%s\n", i ? "" : "slurm", json_string_value(x));
+    }
+}
+
+static void print_figures(FILE *out, json_t *r)
+{
+    json_t *g = json_object_get(r, "grid"), *st = json_object_get(r, "stencil");
+    json_t *dims = json_object_get(g, "dims"), *per = json_object_get(g, "periods");
+    fprintf(out, LABEL, "grid");
+    for (size_t i = 0; i < json_array_size(dims); i++)
+        fprintf(out, "%s%lld%s", i ? "x" : "", (long long)json_integer_value(json_array_get(dims, i)),
+                json_is_true(json_array_get(per, i)) ? " (periodic)" : "");
+    fprintf(out, ", %lld ranks, stencil %s (%lld offsets%s)\n", num(r, "ranks", NULL),
+            str(st, "name"), num(st, "offsets", NULL),
+            json_is_true(json_object_get(st, "weighted")) ? ", weighted" : "");
+    long long js = num(r, "planned", "j_sum"), bs = num(r, "blocked", "j_sum");
+    fprintf(out, LABEL "J_sum %lld, J_max %lld\n", "planned", js, num(r, "planned", "j_max"));
+    fprintf(out, LABEL "J_sum %lld, J_max %lld", "blocked", bs, num(r, "blocked", "j_max"));
+    if (bs > 0)
+        fprintf(out, ": the placement cuts %lld fewer inter-node edges (%.0f%%)", bs - js,
+                100.0 * (double)(bs - js) / (double)bs);
+    fputc('\n', out);
+    json_t *rs = json_object_get(r, "rescored");
+    if (rs) {
+        json_t *b = json_object_get(rs, "blocked");
+        fprintf(out, LABEL "J_sum %lld, J_max %lld", "re-scored", num(rs, "j_sum", NULL),
+                num(rs, "j_max", NULL));
+        if (b)
+            fprintf(out, "; blocked %lld, %lld", num(b, "j_sum", NULL), num(b, "j_max", NULL));
+        fputs(" (from the recorded placement)\n", out);
+    }
+}
+
+static void print_verify(FILE *out, json_t *r)
+{
+    json_t *v = json_object_get(r, "verify");
+    if (!v || json_is_null(v)) {
+        fprintf(out, LABEL "none (run stencil-map-verify as a step to get one)\n", "in-job");
+        return;
+    }
+    if (json_object_get(v, "error")) {
+        fprintf(out, LABEL "%s: UNREADABLE: %s\n", "in-job", str(v, "path"), str(v, "error"));
+        return;
+    }
+    json_t *ob = json_object_get(v, "observed");
+    fprintf(out, LABEL "%s", "in-job", str(v, "status"));
+    if (json_is_object(ob))
+        fprintf(out, ": observed J_sum %lld, J_max %lld", num(ob, "j_sum", NULL),
+                num(ob, "j_max", NULL));
+    if (json_object_get(v, "agrees_with_record"))
+        fprintf(out, " (%s the record)",
+                json_is_true(json_object_get(v, "agrees_with_record")) ? "as in" : "NOT as in");
+    if (str(v, "message")[0])
+        fprintf(out, ": %s", str(v, "message"));
+    fprintf(out, "\n" LABEL "%s\n", "", str(v, "path"));
+}
+
+static void print_launch(FILE *out, json_t *r)
+{
+    json_t *l = json_object_get(r, "launch");
+    if (!l)
+        return;
+    fprintf(out, LABEL "%s\n", "launch", str(l, "result"));
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(l, "checks"), i, c)
+        fprintf(out, LABEL "  %s %s, from %s: %s\n", "", str(c, "result"), str(c, "level"),
+                str(c, "source"), str(c, "detail"));
+    json_array_foreach(json_object_get(l, "not_checked"), i, c)
+        fprintf(out, LABEL "%s\n", i ? "" : "not checked", json_string_value(c));
+}
+
+void audit_print_step(FILE *out, json_t *r)
+{
+    const char *status = str(r, "status");
+    json_t *job = json_object_get(r, "job_id"), *step = json_object_get(r, "step_id");
+    if (json_is_integer(step))
+        fprintf(out, "step %lld.%lld: ", (long long)json_integer_value(job),
+                (long long)json_integer_value(step));
+    else if (json_is_integer(job))
+        fprintf(out, "job %lld: ", (long long)json_integer_value(job));
+    else
+        fputs("record: ", out);
+    fprintf(out, "%s\n", headline(status));
+    if (json_is_string(json_object_get(r, "record"))) {
+        fprintf(out, LABEL "%s", "record", str(r, "record"));
+        if (json_is_string(json_object_get(r, "user")))
+            fprintf(out, " (user %s, written %s)", str(r, "user"), str(r, "time"));
+        fputc('\n', out);
+    }
+    if (!strcmp(status, "not placed")) {
+        print_slurm_of_unplaced(out, json_object_get(r, "slurm"));
+    } else if (json_is_string(json_object_get(r, "user"))) {
+        json_t *alg = json_object_get(r, "algorithm");
+        fprintf(out, LABEL "%s (%s)\n", "spec", str(r, "spec"), source_words(str(r, "spec_source")));
+        fprintf(out, LABEL "%s", "algorithm", str(alg, "used"));
+        if (json_is_string(json_object_get(alg, "requested")))
+            fprintf(out, " (requested %s)", str(alg, "requested"));
+        if (json_is_string(json_object_get(alg, "override")))
+            fprintf(out, " (site override %s)", str(alg, "override"));
+        fputc('\n', out);
+        fprintf(out, LABEL, "nodes");
+        print_list(out, json_object_get(r, "nodes"));
+        fputs(" (slots ", out);
+        print_list(out, json_object_get(r, "slots"));
+        fputs(")\n", out);
+        if (json_is_true(json_object_get(r, "placed")))
+            print_figures(out, r);
+        else
+            fprintf(out, LABEL "%s\n", "reason", str(r, "fallback"));
+        print_verify(out, r);
+        print_launch(out, r);
+    }
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(r, "problems"), i, p)
+        fprintf(out, LABEL "%s\n", strcmp(status, "not placed") ? "PROBLEM" : "why",
+                json_string_value(p));
+}

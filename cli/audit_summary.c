@@ -1,0 +1,151 @@
+/* stencil-map audit --summary: what the placement did for a site, over a
+ * record directory: steps placed, by algorithm, inter-node edges saved
+ * against Slurm's block layout, in-job results, fallbacks and failures.
+ * Slurm is not asked (a site's history is long gone from slurmctld). */
+#include <string.h>
+
+#include "audit.h"
+
+struct totals {
+    long long steps, placed, fallbacks, jsum, bsum, v_agree, v_disagree, v_error, v_none;
+    long long by_alg[SMP_ALG_COUNT + 1];
+    json_t *fallbacks_list, *unreadable, *inconsistent, *jobs, *users;
+};
+
+static void count_record(struct totals *t, const char *path, json_t *r, const audit_record *rec)
+{
+    const char *status = json_string_value(json_object_get(r, "status"));
+    t->steps++;
+    if (!strcmp(status, "unreadable") || !strcmp(status, "inconsistent"))
+        json_array_append_new(!strcmp(status, "unreadable") ? t->unreadable : t->inconsistent,
+                              json_pack("{s:s,s:O}", "record", path, "problems",
+                                        json_object_get(r, "problems")));
+    if (!json_is_string(json_object_get(r, "user")))
+        return; /* not even the ids could be read */
+    char key[64];
+    snprintf(key, sizeof(key), "%lld", (long long)rec->job_id);
+    json_object_set_new(t->jobs, key, json_true());
+    json_object_set_new(t->users, rec->user, json_true());
+    if (!rec->placed) {
+        t->fallbacks++;
+        json_array_append_new(t->fallbacks_list,
+                              json_pack("{s:s,s:s}", "record", path, "reason", rec->fallback));
+        return;
+    }
+    t->placed++;
+    smp_algorithm a;
+    t->by_alg[smp_algorithm_from_name(rec->alg_used, &a) ? (int)a : SMP_ALG_COUNT]++;
+    /* the figures the consistency check re-derived, when it could */
+    json_t *rs = json_object_get(r, "rescored");
+    json_t *rb = json_object_get(rs, "blocked");
+    t->jsum += rs ? json_integer_value(json_object_get(rs, "j_sum")) : rec->j_sum;
+    t->bsum += rb ? json_integer_value(json_object_get(rb, "j_sum")) : rec->blocked_j_sum;
+    const audit_verify *v = &rec->verify;
+    if (!v->present)
+        t->v_none++;
+    else if (!v->readable || !strcmp(v->status, "ERROR"))
+        t->v_error++;
+    else if (!strcmp(v->status, "OK") && v->observed_j_sum == rec->j_sum &&
+             v->observed_j_max == rec->j_max)
+        t->v_agree++;
+    else
+        t->v_disagree++;
+}
+
+static json_t *alg_object(const struct totals *t)
+{
+    json_t *o = json_object();
+    for (int a = 0; a <= SMP_ALG_COUNT; a++)
+        if (t->by_alg[a])
+            json_object_set_new(o, a < SMP_ALG_COUNT ? smp_algorithm_name((smp_algorithm)a) : "other",
+                                json_integer(t->by_alg[a]));
+    return o;
+}
+
+static void print_text(const struct totals *t, const audit_found *found, const char *dir)
+{
+    printf("record directory %s: %lld steps of %zu jobs, %zu users\n", dir, t->steps,
+           json_object_size(t->jobs), json_object_size(t->users));
+    if (found->skipped_dirs)
+        printf("  NOT COUNTED: %d user directories could not be read (%s); run as root to see all\n",
+               found->skipped_dirs, found->skipped_example);
+    printf("placed:      %lld steps", t->placed);
+    const char *sep = " (";
+    for (int a = 0; a <= SMP_ALG_COUNT; a++)
+        if (t->by_alg[a]) {
+            printf("%s%s %lld", sep, a < SMP_ALG_COUNT ? smp_algorithm_name((smp_algorithm)a) : "other",
+                   t->by_alg[a]);
+            sep = ", ";
+        }
+    printf("%s\n", t->placed ? ")" : "");
+    printf("inter-node edges: %lld placed vs %lld blocked: %lld saved", t->jsum, t->bsum,
+           t->bsum - t->jsum);
+    if (t->bsum > 0)
+        printf(" (%.1f%%)", 100.0 * (double)(t->bsum - t->jsum) / (double)t->bsum);
+    putchar('\n');
+    printf("in-job results: %lld agree, %lld disagree, %lld failed or unreadable, %lld steps "
+           "without one\n",
+           t->v_agree, t->v_disagree, t->v_error, t->v_none);
+    printf("fallbacks to blocked: %lld\n", t->fallbacks);
+    size_t i;
+    json_t *x;
+    json_array_foreach(t->fallbacks_list, i, x)
+        printf("  %s: %s\n", json_string_value(json_object_get(x, "record")),
+               json_string_value(json_object_get(x, "reason")));
+    printf("failures: %zu unreadable, %zu inconsistent records\n", json_array_size(t->unreadable),
+           json_array_size(t->inconsistent));
+    for (int w = 0; w < 2; w++)
+        json_array_foreach(w ? t->inconsistent : t->unreadable, i, x)
+        {
+            size_t k;
+            json_t *p;
+            json_array_foreach(json_object_get(x, "problems"), k, p)
+                printf("  %s: %s\n", json_string_value(json_object_get(x, "record")),
+                       json_string_value(p));
+        }
+}
+
+int audit_summary(const audit_found *found, const char *dir, bool json)
+{
+    struct totals t;
+    memset(&t, 0, sizeof(t));
+    t.fallbacks_list = json_array();
+    t.unreadable = json_array();
+    t.inconsistent = json_array();
+    t.jobs = json_object();
+    t.users = json_object();
+    audit_options opt = {.in_record_dir = true, .query_slurm = false, .launched = NULL};
+    int rc = AUDIT_OK;
+    for (int i = 0; i < found->count; i++) {
+        audit_record rec;
+        json_t *r = audit_check_record(found->paths[i], &opt, &rec);
+        rc = audit_worse(rc, audit_status_exit(json_string_value(json_object_get(r, "status"))));
+        count_record(&t, found->paths[i], r, &rec);
+        json_decref(r);
+        audit_record_free(&rec);
+    }
+    if (json) {
+        json_t *j = json_pack(
+            "{s:s,s:I,s:I,s:I,s:i,s:I,s:o,s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I},s:I,s:O,s:O,s:O,s:i}",
+            "record_dir", dir, "steps", (json_int_t)t.steps, "jobs",
+            (json_int_t)json_object_size(t.jobs), "users", (json_int_t)json_object_size(t.users),
+            "unreadable_user_dirs", found->skipped_dirs, "placed", (json_int_t)t.placed,
+            "by_algorithm", alg_object(&t), "inter_node_edges", "placed", (json_int_t)t.jsum,
+            "blocked", (json_int_t)t.bsum, "saved", (json_int_t)(t.bsum - t.jsum), "in_job",
+            "agree", (json_int_t)t.v_agree, "disagree", (json_int_t)t.v_disagree, "failed",
+            (json_int_t)t.v_error, "none", (json_int_t)t.v_none, "fallbacks",
+            (json_int_t)t.fallbacks, "fallback_reasons", t.fallbacks_list, "unreadable",
+            t.unreadable, "inconsistent", t.inconsistent, "exit", rc);
+        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(j);
+    } else {
+        print_text(&t, found, dir);
+    }
+    json_decref(t.fallbacks_list);
+    json_decref(t.unreadable);
+    json_decref(t.inconsistent);
+    json_decref(t.jobs);
+    json_decref(t.users);
+    return rc;
+}

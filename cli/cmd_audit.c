@@ -1,0 +1,291 @@
+/* stencil-map audit: how steps were placed, whether they ran as planned,
+ * and a site summary over the record directory. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "audit.h"
+#include "cli.h"
+#include "svg.h"
+
+struct audit_args {
+    const char *dir_opt, *record, *since_arg, *user, *svg;
+    char since[32];
+    bool summary, json;
+    int64_t job, step;
+    audit_options opt;
+};
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "stencil-map audit: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
+    cli_usage_of("audit", stderr);
+    return AUDIT_USAGE;
+}
+
+static int parse_jobstep(const char *arg, int64_t *job, int64_t *step)
+{
+    char *end;
+    errno = 0;
+    long long j = strtoll(arg, &end, 10);
+    if (errno || end == arg || arg[0] == '-' || arg[0] == '+' || j > UINT32_MAX)
+        return -1;
+    *job = j;
+    *step = -1;
+    if (!*end)
+        return 0;
+    if (*end != '.' || !end[1] || end[1] == '-' || end[1] == '+')
+        return -1;
+    const char *p = end + 1;
+    long long s = strtoll(p, &end, 10);
+    if (errno || end == p || *end || s > UINT32_MAX)
+        return -1;
+    *step = s;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct audit_args *a)
+{
+    static const struct option longopts[] = {
+        {"record-dir", required_argument, NULL, 'd'}, {"record", required_argument, NULL, 'r'},
+        {"since", required_argument, NULL, 's'},      {"user", required_argument, NULL, 'u'},
+        {"summary", no_argument, NULL, 'S'},          {"json", no_argument, NULL, 'j'},
+        {"svg", required_argument, NULL, 'g'},        {"launched", required_argument, NULL, 'l'},
+        {"no-slurm", no_argument, NULL, 'n'},         {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(a, 0, sizeof(*a));
+    a->job = a->step = -1;
+    a->opt.query_slurm = true;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': a->dir_opt = optarg; break;
+        case 'r': a->record = optarg; break;
+        case 's':
+            a->since_arg = optarg;
+            if (audit_parse_since(optarg, a->since, sizeof(a->since)))
+                return usage_error("--since: not a date YYYY-MM-DD[THH:MM[:SS]]:", optarg);
+            break;
+        case 'u': a->user = optarg; break;
+        case 'S': a->summary = true; break;
+        case 'j': a->json = true; break;
+        case 'g': a->svg = optarg; break;
+        case 'l': a->opt.launched = optarg; break;
+        case 'n': a->opt.query_slurm = false; break;
+        case 'h': cli_usage_of("audit", stdout); exit(0);
+        case ':': return usage_error("missing value for", argv[optind - 1]);
+        default: return usage_error("unknown option", argv[optind - 1]);
+        }
+    }
+    if (a->user && (!*a->user || strchr(a->user, '/') || a->user[0] == '.'))
+        return usage_error("--user: not a user name:", a->user);
+    if (optind < argc - 1)
+        return usage_error("at most one JOBID[.STEP], extra:", argv[optind + 1]);
+    if (optind == argc - 1 && parse_jobstep(argv[optind], &a->job, &a->step))
+        return usage_error("not a JOBID[.STEP]:", argv[optind]);
+    if (a->record && (a->job >= 0 || a->summary || a->since_arg || a->user || a->dir_opt))
+        return usage_error("--record FILE goes alone, without JOBID, --record-dir, --summary, "
+                           "--since or --user",
+                           NULL);
+    if (!a->record && a->job < 0 && !a->summary && !a->since_arg && !a->user)
+        return usage_error("give JOBID[.STEP], --record FILE, --since DATE, --user U or --summary",
+                           NULL);
+    if (a->summary && (a->job >= 0 || a->svg || a->opt.launched))
+        return usage_error("--summary counts records; it takes no JOBID, --svg or --launched", NULL);
+    if (a->opt.launched && !a->record && a->step < 0)
+        return usage_error("--launched describes one step: give JOBID.STEP or --record", NULL);
+    if (a->svg && !a->record && a->step < 0)
+        return usage_error("--svg draws one step: give JOBID.STEP or --record", NULL);
+    a->opt.in_record_dir = !a->record;
+    return 0;
+}
+
+static int draw(const char *path, const audit_record *rec)
+{
+    if (!rec->placed || rec->error[0] || !rec->node_of_rank) {
+        fprintf(stderr, "stencil-map audit: --svg %s: the record holds no placement to draw\n", path);
+        return rec->error[0] ? AUDIT_UNREADABLE : AUDIT_MISSING;
+    }
+    for (int64_t r = 0; r < rec->placement_count; r++)
+        if (rec->node_of_rank[r] < 0 || rec->placement_count != rec->grid.size) {
+            fprintf(stderr, "stencil-map audit: --svg %s: the placement does not fit the record's "
+                            "grid and nodes, nothing drawn\n", path);
+            return AUDIT_INCONSISTENT;
+        }
+    smp_placement bl = {0};
+    smp_error err;
+    if (smp_plan(&rec->grid, &rec->stencil, rec->nodes.slots, rec->nodes.count, SMP_ALG_BLOCKED,
+                 &bl, &err))
+        bl.node_of_rank = NULL; /* drawn alone */
+    char title[1400], label[96];
+    snprintf(title, sizeof(title), "step %lld.%lld of %.200s (%s): %.900s", (long long)rec->job_id,
+             (long long)rec->step_id, rec->user, rec->time, rec->spec);
+    snprintf(label, sizeof(label), "as launched: %s", rec->alg_used);
+    svg_input in = {.title = title,
+                    .grid = &rec->grid,
+                    .stencil = &rec->stencil,
+                    .nodes = &rec->nodes,
+                    .plan = rec->node_of_rank,
+                    .plan_label = label,
+                    .blocked = bl.node_of_rank};
+    int rc = svg_write_file(path, &in);
+    smp_placement_free(&bl);
+    return rc ? AUDIT_UNREADABLE : AUDIT_OK;
+}
+
+/* Steps of the job that slurmctld runs now but that left no record. */
+static void add_unrecorded_steps(struct audit_args *a, const audit_found *found, const char *dir,
+                                 json_t *steps, int *rc)
+{
+    int64_t *running = NULL;
+    int n = audit_slurm_running_steps(a->job, &running);
+    for (int i = 0; i < n; i++) {
+        bool seen = false;
+        size_t k;
+        json_t *s;
+        json_array_foreach(steps, k, s)
+            seen |= json_integer_value(json_object_get(s, "step_id")) == running[i];
+        if (!seen) {
+            json_array_append_new(steps, audit_not_placed(a->job, running[i], dir, &a->opt));
+            *rc = audit_worse(*rc, AUDIT_MISSING);
+        }
+    }
+    if (n == 0 && found->count == 0) {
+        json_array_append_new(steps, audit_not_placed(a->job, -1, dir, &a->opt));
+        *rc = audit_worse(*rc, AUDIT_MISSING);
+    }
+    free(running);
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    struct audit_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    char dir[4096] = "", source[4200] = "", msg[4600];
+    audit_found found;
+    memset(&found, 0, sizeof(found));
+    if (a.record) {
+        /* the file the user named, symlink or not; records found in the
+         * record directory are never read through a symlink */
+        char *real = realpath(a.record, NULL);
+        if (!real) {
+            fprintf(stderr, "stencil-map audit: --record %s: %s\n", a.record, strerror(errno));
+            return errno == ENOENT ? AUDIT_MISSING : AUDIT_UNREADABLE;
+        }
+        found.paths = calloc(2, sizeof(char *));
+        if (found.paths)
+            found.paths[0] = real;
+        else
+            free(real);
+        if (!found.paths || !found.paths[0]) {
+            fprintf(stderr, "stencil-map audit: out of memory\n");
+            audit_found_free(&found);
+            return AUDIT_UNREADABLE;
+        }
+        found.count = 1;
+        snprintf(source, sizeof(source), "--record");
+    } else {
+        if (audit_record_dir(a.dir_opt, dir, sizeof(dir), source, sizeof(source), msg, sizeof(msg))) {
+            fprintf(stderr, "stencil-map audit: %s\n", msg);
+            return AUDIT_MISSING;
+        }
+        struct stat sb;
+        if (stat(dir, &sb) && errno == ENOENT) {
+            fprintf(stderr, "stencil-map audit: record directory %s (from %s) does not exist: no records\n",
+                    dir, source);
+            return AUDIT_MISSING;
+        }
+        if (audit_find_records(dir, a.user, a.job, a.step, a.since_arg ? a.since : NULL, &found, msg,
+                               sizeof(msg))) {
+            fprintf(stderr, "stencil-map audit: %s\n", msg);
+            return AUDIT_UNREADABLE;
+        }
+    }
+    if (a.summary) {
+        rc = audit_summary(&found, dir, a.json);
+        audit_found_free(&found);
+        return rc;
+    }
+    if (a.svg && found.count > 1) {
+        fprintf(stderr, "stencil-map audit: --svg draws one step, but %d records match\n", found.count);
+        audit_found_free(&found);
+        return AUDIT_USAGE;
+    }
+    json_t *steps = json_array();
+    for (int i = 0; i < found.count; i++) {
+        audit_record rec;
+        json_t *r = audit_check_record(found.paths[i], &a.opt, &rec);
+        rc = audit_worse(rc, audit_status_exit(json_string_value(json_object_get(r, "status"))));
+        json_array_append_new(steps, r);
+        if (a.svg)
+            rc = audit_worse(rc, draw(a.svg, &rec));
+        audit_record_free(&rec);
+    }
+    if (a.job >= 0 && a.step >= 0 && found.count == 0) {
+        json_array_append_new(steps, audit_not_placed(a.job, a.step, dir, &a.opt));
+        rc = audit_worse(rc, AUDIT_MISSING);
+        if (a.svg)
+            fprintf(stderr, "stencil-map audit: --svg: no record of step %lld.%lld to draw\n",
+                    (long long)a.job, (long long)a.step);
+    } else if (a.job >= 0 && a.step < 0 && a.opt.query_slurm) {
+        add_unrecorded_steps(&a, &found, dir, steps, &rc);
+    } else if (a.job >= 0 && found.count == 0) {
+        json_array_append_new(steps, audit_not_placed(a.job, -1, dir, &a.opt));
+        rc = audit_worse(rc, AUDIT_MISSING);
+    } else if (found.count == 0) {
+        fprintf(stderr, "stencil-map audit: no records in %s%s%s%s%s\n", dir, a.user ? " of user " : "",
+                a.user ? a.user : "", a.since_arg ? " since " : "", a.since_arg ? a.since : "");
+        rc = audit_worse(rc, AUDIT_MISSING);
+    }
+    if (a.json) {
+        json_t *j = json_pack("{s:s?,s:s,s:O,s:i,s:i}", "record_dir", dir[0] ? dir : NULL,
+                              "record_dir_source", source, "steps", steps, "unreadable_user_dirs",
+                              found.skipped_dirs, "exit", rc);
+        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(j);
+        /* a script reading the JSON still gets the reason on stderr */
+        size_t i;
+        json_t *s;
+        json_array_foreach(steps, i, s)
+        {
+            const char *st = json_string_value(json_object_get(s, "status"));
+            if (audit_status_exit(st) == AUDIT_OK)
+                continue;
+            json_t *step = json_object_get(s, "step_id");
+            char id[4200];
+            if (!json_is_integer(json_object_get(s, "job_id")))
+                snprintf(id, sizeof(id), "record %.4000s",
+                         json_string_value(json_object_get(s, "record")));
+            else if (json_is_integer(step))
+                snprintf(id, sizeof(id), "step %lld.%lld",
+                         (long long)json_integer_value(json_object_get(s, "job_id")),
+                         (long long)json_integer_value(step));
+            else
+                snprintf(id, sizeof(id), "job %lld",
+                         (long long)json_integer_value(json_object_get(s, "job_id")));
+            fprintf(stderr, "stencil-map audit: %s: %s: %s\n", id, st,
+                    json_string_value(json_array_get(json_object_get(s, "problems"), 0)));
+        }
+    } else {
+        if (!a.record)
+            printf("records in %s (from %s)\n", dir, source);
+        if (found.skipped_dirs)
+            printf("NOT SEEN: %d user directories could not be read (%s); run as root to see all\n",
+                   found.skipped_dirs, found.skipped_example);
+        size_t i;
+        json_t *s;
+        json_array_foreach(steps, i, s)
+            audit_print_step(stdout, s);
+    }
+    json_decref(steps);
+    audit_found_free(&found);
+    return rc;
+}

@@ -1,0 +1,224 @@
+/* stencil-map draw: an SVG picture of a placement beside blocked, either
+ * planned here (--nodes/--slots) or read from a hostfile. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+#include "cli.h"
+#include "svg.h"
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "stencil-map draw: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
+    cli_usage_of("draw", stderr);
+    return SMP_ERR_INPUT;
+}
+
+static const smp_nodes *sort_base;
+static int by_natural(const void *a, const void *b)
+{
+    return audit_name_cmp(sort_base->names[*(const int *)a], sort_base->names[*(const int *)b]);
+}
+
+/* The hostfile's nodes in natural name order, each with the ranks it
+ * holds as its slots: the allocation a blocked launch would have used
+ * when none is given. */
+static int nodes_from_hostfile(const smp_nodes *hf, const int32_t *hnode, int64_t ranks,
+                               smp_nodes *nodes, int *map)
+{
+    int *order = malloc(sizeof(int) * (size_t)hf->count);
+    nodes->names = calloc((size_t)hf->count, sizeof(char *));
+    nodes->slots = calloc((size_t)hf->count, sizeof(int32_t));
+    if (!order || !nodes->names || !nodes->slots) {
+        free(order);
+        return -1;
+    }
+    for (int i = 0; i < hf->count; i++)
+        order[i] = i;
+    sort_base = hf;
+    qsort(order, (size_t)hf->count, sizeof(int), by_natural);
+    for (int k = 0; k < hf->count; k++) {
+        if (!(nodes->names[k] = strdup(hf->names[order[k]]))) {
+            free(order);
+            return -1;
+        }
+        nodes->count = k + 1;
+        map[order[k]] = k;
+    }
+    free(order);
+    for (int64_t r = 0; r < ranks; r++)
+        nodes->slots[map[hnode[r]]]++;
+    for (int k = 0; k < nodes->count; k++)
+        nodes->total_slots += nodes->slots[k];
+    return 0;
+}
+
+/* --hostfile: the placement in terms of nodes (given or derived) */
+static int read_placement(const struct cli_opts *o, smp_nodes *nodes, int32_t **plan,
+                          int64_t *ranks)
+{
+    smp_error err;
+    FILE *f = strcmp(o->hostfile, "-") ? fopen(o->hostfile, "r") : stdin;
+    if (!f) {
+        smp_error_set(&err, SMP_ERR_INPUT, "--hostfile %s: cannot open: %m", o->hostfile);
+        return cli_fail(&err);
+    }
+    smp_nodes hf = {0};
+    int32_t *hnode = NULL;
+    smp_status s = smp_hostfile_read(f, &hf, &hnode, ranks, &err);
+    if (f != stdin)
+        fclose(f);
+    if (!s && *ranks == 0)
+        s = smp_error_set(&err, SMP_ERR_INPUT, "--hostfile %s: holds no ranks", o->hostfile);
+    int *map = s ? NULL : calloc((size_t)hf.count, sizeof(int));
+    *plan = s ? NULL : malloc(sizeof(int32_t) * (size_t)*ranks);
+    if (!s && (!map || !*plan))
+        s = smp_error_set(&err, SMP_ERR_SYSTEM, "out of memory");
+    if (!s && o->nodes) {
+        if (!(s = smp_nodes_parse(nodes, o->nodes, o->slots, &err)))
+            for (int i = 0; i < hf.count && !s; i++) {
+                map[i] = -1;
+                for (int k = 0; k < nodes->count; k++)
+                    if (!strcmp(nodes->names[k], hf.names[i]))
+                        map[i] = k;
+                if (map[i] < 0)
+                    s = smp_error_set(&err, SMP_ERR_INPUT, "--hostfile: node '%s' is not in --nodes",
+                                      hf.names[i]);
+            }
+    } else if (!s && nodes_from_hostfile(&hf, hnode, *ranks, nodes, map)) {
+        s = smp_error_set(&err, SMP_ERR_SYSTEM, "out of memory");
+    }
+    if (!s) {
+        int64_t *used = calloc((size_t)nodes->count, sizeof(int64_t));
+        if (!used)
+            s = smp_error_set(&err, SMP_ERR_SYSTEM, "out of memory");
+        for (int64_t r = 0; !s && r < *ranks; r++)
+            used[(*plan)[r] = map[hnode[r]]]++;
+        for (int k = 0; !s && k < nodes->count; k++)
+            if (used[k] > nodes->slots[k])
+                s = smp_error_set(&err, SMP_ERR_INPUT,
+                                  "--hostfile: node %s holds %lld ranks but --slots gives it %d",
+                                  nodes->names[k], (long long)used[k], nodes->slots[k]);
+        free(used);
+    }
+    smp_nodes_free(&hf);
+    free(hnode);
+    free(map);
+    return s ? cli_fail(&err) : 0;
+}
+
+int cmd_draw(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"hostfile", required_argument, NULL, 'f'}, {"svg", required_argument, NULL, 'o'},
+        {"nodes", required_argument, NULL, 'N'},    {"slots", required_argument, NULL, 'S'},
+        {"ranks", required_argument, NULL, 'n'},    {"algorithm", required_argument, NULL, 'a'},
+        {"title", required_argument, NULL, 't'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_opts o;
+    memset(&o, 0, sizeof(o));
+    const char *svg = NULL, *title = NULL;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': o.hostfile = optarg; break;
+        case 'o': svg = optarg; break;
+        case 'N': o.nodes = optarg; break;
+        case 'S': o.slots = optarg; break;
+        case 't': title = optarg; break;
+        case 'h': cli_usage_of("draw", stdout); return 0;
+        case 'a':
+            if (!smp_algorithm_from_name(optarg, &o.algorithm))
+                return usage_error("--algorithm: unknown algorithm", optarg);
+            o.have_algorithm = true;
+            break;
+        case 'n':
+            if (!cli_parse_ranks(optarg, &o.ranks))
+                return usage_error("--ranks: must be a positive integer, not", optarg);
+            break;
+        case ':': return usage_error("missing value for", argv[optind - 1]);
+        default: return usage_error("unknown option", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error(optind >= argc ? "missing SPEC" : "exactly one SPEC expected, extra:",
+                           optind >= argc ? NULL : argv[optind + 1]);
+    o.spec = argv[optind];
+    if (!svg)
+        return usage_error("--svg is required", NULL);
+    if (!o.nodes != !o.slots)
+        return usage_error(o.nodes ? "--slots is required with --nodes" : "--nodes is required with --slots",
+                           NULL);
+    if (!o.hostfile && !o.nodes)
+        return usage_error("give --nodes and --slots to plan, or --hostfile to draw a placement", NULL);
+    if (o.hostfile && o.have_algorithm)
+        return usage_error("--algorithm plans; a --hostfile placement is drawn as it is", NULL);
+
+    smp_error err;
+    smp_nodes nodes = {0};
+    int32_t *plan = NULL;
+    smp_placement planned = {0}, blocked = {0};
+    smp_spec spec;
+    bool have_spec = false;
+    int64_t ranks = 0;
+    int rc = 0;
+    char label[600];
+    if (o.hostfile) {
+        if ((rc = read_placement(&o, &nodes, &plan, &ranks)))
+            goto out;
+        if (!o.ranks)
+            o.ranks = ranks;
+        snprintf(label, sizeof(label), "placement of %.500s", o.hostfile);
+    } else if (smp_nodes_parse(&nodes, o.nodes, o.slots, &err)) {
+        rc = cli_fail(&err);
+        goto out;
+    }
+    if ((rc = cli_load_spec(&o, o.hostfile ? ranks : nodes.total_slots, &spec)))
+        goto out;
+    have_spec = true;
+    if (o.hostfile && spec.grid.size != ranks) {
+        smp_error_set(&err, SMP_ERR_INPUT, "--hostfile: has %lld ranks but the grid holds %lld",
+                      (long long)ranks, (long long)spec.grid.size);
+        rc = cli_fail(&err);
+        goto out;
+    }
+    if (!o.hostfile) {
+        if (smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, spec.algorithm, &planned,
+                     &err)) {
+            rc = cli_fail(&err);
+            goto out;
+        }
+        plan = planned.node_of_rank;
+        snprintf(label, sizeof(label), "%s", smp_algorithm_name(planned.algorithm));
+        if (spec.algorithm == SMP_ALG_AUTO)
+            snprintf(label, sizeof(label), "%s (chosen by auto)", smp_algorithm_name(planned.algorithm));
+    }
+    if (smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, SMP_ALG_BLOCKED, &blocked,
+                 &err)) {
+        rc = cli_fail(&err);
+        goto out;
+    }
+    char deftitle[1200];
+    snprintf(deftitle, sizeof(deftitle), "stencil-map: %.1000s", o.spec);
+    svg_input in = {.title = title ? title : deftitle,
+                    .grid = &spec.grid,
+                    .stencil = &spec.stencil,
+                    .nodes = &nodes,
+                    .plan = plan,
+                    .plan_label = label,
+                    .blocked = blocked.node_of_rank};
+    rc = svg_write_file(svg, &in);
+out:
+    if (have_spec)
+        smp_spec_free(&spec);
+    if (plan != planned.node_of_rank)
+        free(plan);
+    smp_placement_free(&planned);
+    smp_placement_free(&blocked);
+    smp_nodes_free(&nodes);
+    return rc;
+}

@@ -1,0 +1,192 @@
+/* Every subcommand's --help text, in one place: stencil-map(1) documents
+ * the same options per subcommand, and tests/cli/test_help_man.sh checks
+ * that the two agree. */
+#include <string.h>
+
+#include "cli.h"
+
+static const char spec_line[] =
+    "SPEC     a JSON spec file, a spec name from the specs directory, or\n"
+    "         ALGORITHM:<d>d:STENCIL such as auto:2d:5pt\n";
+
+static const char exit_line[] = "Exit status: 0 ok, 2 bad input, 3 infeasible, 4 system error.\n";
+
+static void plan_usage(FILE *out)
+{
+    fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
+          "                       [--algorithm A] [--hostfile FILE] [--json] [--map]\n"
+          "\n"
+          "Computes which node each rank runs on and prints a summary line.\n"
+          "\n",
+          out);
+    fputs(spec_line, out);
+    fputs("--nodes HOSTLIST  node names in Slurm's syntax, e.g. 'n[01-04],gpu7'\n"
+          "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
+          "--ranks P         the number of ranks, for specs with automatic dims\n"
+          "                  (default: every slot)\n"
+          "--algorithm A     auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
+          "                  (default: the spec's)\n"
+          "--hostfile FILE   write line r = node of rank r ('-': standard output)\n"
+          "--json            one JSON object instead of the summary line\n"
+          "--map             draw blocked and the placement, one letter per node\n"
+          "--help            this text\n"
+          "\n",
+          out);
+    fputs(exit_line, out);
+}
+
+static void score_usage(FILE *out)
+{
+    fputs("usage: stencil-map score SPEC --hostfile FILE [--ranks P] [--json] [--map]\n"
+          "\n"
+          "Prints J_sum and J_max of an existing placement.\n"
+          "\n",
+          out);
+    fputs(spec_line, out);
+    fputs("--hostfile FILE   the placement: line r = node of rank r ('-': standard input)\n"
+          "--ranks P         the number of ranks, for specs with automatic dims\n"
+          "                  (default: the hostfile's line count)\n"
+          "--json            one JSON object\n"
+          "--map             draw the placement, one letter per node\n"
+          "--help            this text\n"
+          "\n",
+          out);
+    fputs(exit_line, out);
+}
+
+static void compare_usage(FILE *out)
+{
+    fputs("usage: stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
+          "                          [--json] [--map]\n"
+          "\n"
+          "Puts every algorithm's J_sum and J_max side by side; when built with\n"
+          "Scotch, Scotch's mapping is the last row, for comparison.\n"
+          "\n",
+          out);
+    fputs(spec_line, out);
+    fputs("--nodes HOSTLIST  node names in Slurm's syntax, e.g. 'n[01-04],gpu7'\n"
+          "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
+          "--ranks P         the number of ranks, for specs with automatic dims\n"
+          "                  (default: every slot)\n"
+          "--json            one JSON object\n"
+          "--map             draw each algorithm's placement, one letter per node\n"
+          "--help            this text\n"
+          "\n",
+          out);
+    fputs(exit_line, out);
+}
+
+static void draw_usage(FILE *out)
+{
+    fputs("usage: stencil-map draw SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
+          "                       [--algorithm A] --svg OUT [--title TEXT]\n"
+          "       stencil-map draw SPEC --hostfile FILE [--nodes HOSTLIST --slots COUNTS]\n"
+          "                       [--ranks P] --svg OUT [--title TEXT]\n"
+          "\n"
+          "Draws a placement as an SVG picture beside Slurm's blocked layout on the\n"
+          "same nodes: one cell per rank coloured by its node, heavy lines between\n"
+          "neighbours on different nodes, 3-D grids as slices side by side.  Grids of\n"
+          "more than 4096 ranks are drawn in blocks of ranks, each in its majority node's\n"
+          "colour.  Without --hostfile the placement is planned as by plan.\n"
+          "\n",
+          out);
+    fputs(spec_line, out);
+    fputs("--nodes HOSTLIST  node names in Slurm's syntax, in the allocation's order\n"
+          "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE\n"
+          "                  (with --hostfile, default: the hostfile's nodes in name\n"
+          "                  order, each with as many slots as it holds ranks)\n"
+          "--ranks P         the number of ranks, for specs with automatic dims\n"
+          "--algorithm A     auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
+          "--hostfile FILE   draw this placement: line r = node of rank r ('-': stdin)\n"
+          "--svg OUT         where to write the SVG ('-': standard output)\n"
+          "--title TEXT      the picture's title\n"
+          "--help            this text\n"
+          "\n",
+          out);
+    fputs(exit_line, out);
+}
+
+static void audit_usage(FILE *out)
+{
+    fputs("usage: stencil-map audit JOBID[.STEP] [--record-dir DIR] [--user U] [--json]\n"
+          "                        [--svg FILE] [--launched FILE] [--no-slurm]\n"
+          "       stencil-map audit --record FILE [--json] [--svg FILE] [--launched FILE]\n"
+          "                        [--no-slurm]\n"
+          "       stencil-map audit --since DATE | --user U [--record-dir DIR] [--json]\n"
+          "                        [--no-slurm]\n"
+          "       stencil-map audit --summary [--record-dir DIR] [--since DATE] [--user U]\n"
+          "                        [--json]\n"
+          "\n"
+          "Tells how steps were placed from the audit records of the stencil_map.so plugin\n"
+          "(DIR/<user>/<job>.<step>.json): spec, algorithm, nodes and slots, planned and\n"
+          "blocked J_sum/J_max (re-scored from the recorded placement), the in-job result\n"
+          "of stencil-map-verify (<record>.verify.json) and whether the step ran where it\n"
+          "was planned: per rank from the in-job result or --launched, per node from\n"
+          "Slurm (sacct, else scontrol show step while the step runs, else scontrol show\n"
+          "job while slurmctld keeps the job).  What could not be checked is listed.\n"
+          "\n"
+          "JOBID[.STEP]      the step, or every step of the job\n"
+          "--record-dir DIR  the record directory (default: $STENCILMAP_RECORD_DIR, else\n"
+          "                  record_dir= on the stencil_map.so line of Slurm's\n"
+          "                  plugstack.conf, found through $SLURM_CONF)\n"
+          "--record FILE     audit this one record file\n"
+          "--since DATE      records written at or after DATE, UTC: YYYY-MM-DD[THH:MM[:SS]]\n"
+          "--user U          only the records of user U\n"
+          "--summary         totals: steps placed, by algorithm, inter-node edges saved\n"
+          "                  against blocked, in-job results, fallbacks and failures\n"
+          "--json            one JSON object for scripts\n"
+          "--svg FILE        draw the audited step's placement beside blocked\n"
+          "--launched FILE   where each rank ran: line r = node of rank r, or 'r: node'\n"
+          "                  lines as srun --label hostname prints them\n"
+          "--no-slurm        do not ask Slurm\n"
+          "--help            this text\n"
+          "\n"
+          "Exit status: 0 every record read is consistent (a step that fell back to\n"
+          "blocked as its record says is consistent); 1 a record is inconsistent: its\n"
+          "figures, the in-job result or the launch disagree; 2 bad usage; 3 no record:\n"
+          "the step was not placed, or its record is gone; 4 a record or in-job result\n"
+          "is unreadable.  Over several steps the worst counts (4, then 1, then 3).\n",
+          out);
+}
+
+void cli_usage(FILE *out)
+{
+    fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
+          "                       [--algorithm A] [--hostfile FILE] [--json] [--map]\n"
+          "       stencil-map score SPEC --hostfile FILE [--ranks P] [--json] [--map]\n"
+          "       stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
+          "                          [--json] [--map]\n"
+          "       stencil-map draw SPEC (--nodes HOSTLIST --slots COUNTS | --hostfile FILE)\n"
+          "                       --svg OUT [...]\n"
+          "       stencil-map audit (JOBID[.STEP] | --record FILE | --since DATE | --user U |\n"
+          "                          --summary) [...]\n"
+          "\n"
+          "stencil-map COMMAND --help describes each command.\n"
+          "\n",
+          out);
+    fputs(spec_line, out);
+    fputs("HOSTLIST Slurm node list, e.g. 'n[01-04]'\n"
+          "COUNTS   slots per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
+          "A        auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
+          "\n",
+          out);
+    fputs(exit_line, out);
+}
+
+static const struct {
+    const char *cmd;
+    void (*usage)(FILE *);
+} table[] = {
+    {"plan", plan_usage},   {"score", score_usage}, {"compare", compare_usage},
+    {"draw", draw_usage},   {"audit", audit_usage},
+};
+
+void cli_usage_of(const char *cmd, FILE *out)
+{
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+        if (!strcmp(table[i].cmd, cmd)) {
+            table[i].usage(out);
+            return;
+        }
+    cli_usage(out);
+}

@@ -1,0 +1,36 @@
+/* The stencil graph seen from one rank: every directed stencil edge that
+ * starts or ends at the rank, with the other end and the edge's weight.
+ * The graph is never stored; ends are computed from grid coordinates, so
+ * refinement and the socket split cost no memory per edge. */
+#ifndef STENCILMAP_NEIGHBOURS_H
+#define STENCILMAP_NEIGHBOURS_H
+
+#include "stencilmap/placement.h"
+
+typedef struct {
+    const smp_grid *grid;
+    int d;
+    int nk;          /* entries per rank: offsets, or 2x offsets if asymmetric */
+    int32_t *off;    /* nk * d */
+    double *w;       /* nk: weight of the edge(s) this entry stands for */
+    int64_t *delta;  /* nk: the offset as a rank difference, without wrap */
+    int64_t stride[SMP_MAX_DIMS];
+    /* a rank whose coordinate i lies in [lo[i], hi[i]) has every entry
+     * inside the grid without wrapping: t = v + delta */
+    int64_t lo[SMP_MAX_DIMS], hi[SMP_MAX_DIMS];
+} smp_nbr;
+
+/* For a symmetric stencil (every offset o has -o with the same weight)
+ * the edges into v come from the same ranks as the edges out of v, so
+ * one entry per offset with twice the weight stands for both; otherwise
+ * outgoing and incoming entries are listed separately. */
+smp_status smp_nbr_init(smp_nbr *nb, const smp_grid *grid, const smp_stencil *st,
+                        smp_error *err);
+void smp_nbr_free(smp_nbr *nb);
+
+/* Fills t[] and w[] (nb->nk entries each at most) with the other ends of
+ * the edges at v that stay in the grid and do not loop back to v; returns
+ * their count.  An end can appear more than once (several edges). */
+int smp_nbr_list(const smp_nbr *nb, int64_t v, int64_t *t, double *w);
+
+#endif

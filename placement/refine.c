@@ -1,0 +1,445 @@
+/* Refinement (issue 6): improve any placement by moving ranks between
+ * pairs of nodes that share cut stencil edges, while every node keeps
+ * exactly the number of ranks it had.
+ *
+ * For each such pair (A, B), one Fiduccia-Mattheyses run: the ranks of A
+ * and B that touch the other node are candidates, kept in one max-heap per
+ * side by gain (the drop in weighted J_sum if the rank changed sides; ties
+ * go to the lower rank).  The balance (moves A->B minus moves B->A) stays
+ * within [-SWING, SWING]; within that the better head moves.  A moved rank
+ * is locked for the rest of the run, and its unlocked neighbours in A or B
+ * are pushed with fresh gains (so ranks inside a node join once the
+ * boundary reaches them).  Heap entries are lazy: an entry whose stored
+ * gain no longer matches is dropped, because the change that made it stale
+ * pushed a fresh one.  The run keeps the prefix of its moves with the
+ * highest cumulative gain among those that end balanced, and undoes the
+ * rest: capacities stay exact, and a run never loses.
+ *
+ * A pass visits the pairs in node order; the next pass revisits only pairs
+ * with a node that changed.  Passes repeat until one gains nothing or the
+ * work budget (counted in neighbour-list evaluations, not in time, so the
+ * result depends only on the input) is spent.  Afterwards the placement
+ * is rescored from scratch, and if it were worse than the input (rounding
+ * of non-integer weights could only make it so by a hair) the input is
+ * restored: J_sum never rises. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms.h"
+#include "neighbours.h"
+
+/* Work per rank and floor of the default budget: about 0.2 s for a million
+ * ranks on one core of a 2020s machine, a few ms for the paper's sizes. */
+#define SMP_REFINE_WORK_PER_RANK 8
+#define SMP_REFINE_WORK_MIN 200000
+#ifndef STALL_MOVES
+#define STALL_MOVES 64 /* moves past the last new best before a run gives up */
+#endif
+#ifndef SWING
+#define SWING 2        /* how far a run may let the two nodes' sizes drift */
+#endif
+
+struct heap_ent {
+    double gain;
+    int32_t v;
+};
+
+struct heap {
+    struct heap_ent *e;
+    size_t n, cap;
+};
+
+struct rf_ctx {
+    smp_nbr nb;
+    int32_t *node;  /* node_of_rank, changed in place */
+    uint32_t *lock; /* run id that locked the rank */
+    uint32_t run;
+    struct heap h[2];
+    int32_t *log_v; /* moves of the current run */
+    size_t log_cap;
+    int64_t work, budget;
+    double eps;     /* gains below this are rounding noise */
+    int64_t *nt;    /* scratch: one neighbour list */
+    double *nw;
+    int64_t *mt;    /* scratch: the moved rank's list, kept while nt is reused */
+    int64_t moves;
+};
+
+static bool heap_before(const struct heap_ent *a, const struct heap_ent *b)
+{
+    return a->gain > b->gain || (a->gain == b->gain && a->v < b->v);
+}
+
+static bool heap_push(struct heap *h, double gain, int32_t v)
+{
+    if (h->n == h->cap) {
+        size_t nc = h->cap ? 2 * h->cap : 256;
+        struct heap_ent *ne = realloc(h->e, nc * sizeof(*ne));
+        if (!ne)
+            return false;
+        h->e = ne;
+        h->cap = nc;
+    }
+    size_t i = h->n++;
+    struct heap_ent x = {gain, v};
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!heap_before(&x, &h->e[p]))
+            break;
+        h->e[i] = h->e[p];
+        i = p;
+    }
+    h->e[i] = x;
+    return true;
+}
+
+static void heap_pop(struct heap *h)
+{
+    struct heap_ent x = h->e[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && heap_before(&h->e[c + 1], &h->e[c]))
+            c++;
+        if (!heap_before(&h->e[c], &x))
+            break;
+        h->e[i] = h->e[c];
+        i = c;
+    }
+    if (h->n)
+        h->e[i] = x;
+}
+
+static int nlist(struct rf_ctx *c, int64_t v)
+{
+    c->work++;
+    return smp_nbr_list(&c->nb, v, c->nt, c->nw);
+}
+
+/* Drop in weighted J_sum if v left its node for node `to`; *touch says
+ * whether v has a neighbour on `to`. */
+static double gain_of(struct rf_ctx *c, int32_t v, int32_t to, bool *touch)
+{
+    int32_t from = c->node[v];
+    int n = nlist(c, v);
+    double g = 0;
+    bool t = false;
+    for (int i = 0; i < n; i++) {
+        int32_t x = c->node[c->nt[i]];
+        if (x == to) {
+            g += c->nw[i];
+            t = true;
+        } else if (x == from)
+            g -= c->nw[i];
+    }
+    if (touch)
+        *touch = t;
+    return g;
+}
+
+/* The head of side s that is still a valid candidate, or -1. */
+static int32_t heap_head(struct rf_ctx *c, int s, int32_t self, int32_t other, double *gain)
+{
+    struct heap *h = &c->h[s];
+    while (h->n) {
+        struct heap_ent e = h->e[0];
+        if (c->lock[e.v] == c->run || c->node[e.v] != self) {
+            heap_pop(h);
+            continue;
+        }
+        double g = gain_of(c, e.v, other, NULL);
+        if (g != e.gain) {
+            heap_pop(h);
+            continue;
+        }
+        *gain = g;
+        return e.v;
+    }
+    return -1;
+}
+
+/* One FM run between nodes a and b, seeded with the ranks of seeds that
+ * sit on the a-b boundary.  Returns the gain kept (>= 0), -1 on ENOMEM. */
+static double fm_pair(struct rf_ctx *c, int32_t a, int32_t b, const int32_t *seeds, size_t nseeds)
+{
+    int32_t side_node[2] = {a, b};
+    c->run++;
+    c->h[0].n = c->h[1].n = 0;
+    for (size_t i = 0; i < nseeds; i++) {
+        int32_t v = seeds[i], x = c->node[v];
+        int s = x == a ? 0 : x == b ? 1 : -1;
+        if (s < 0)
+            continue;
+        bool touch;
+        double g = gain_of(c, v, side_node[1 - s], &touch);
+        if (touch && !heap_push(&c->h[s], g, v))
+            return -1;
+    }
+    size_t nmoves = 0, best_len = 0;
+    double cum = 0, best = 0;
+    int bal = 0; /* moves a->b minus moves b->a */
+    while (nmoves - best_len < STALL_MOVES && c->work < c->budget) {
+        double g0 = 0, g1 = 0;
+        int32_t v0 = bal < SWING ? heap_head(c, 0, a, b, &g0) : -1;
+        int32_t v1 = bal > -SWING ? heap_head(c, 1, b, a, &g1) : -1;
+        int s;
+        if (v0 >= 0 && v1 >= 0) {
+            /* the better gain; on a tie, the move back towards balance */
+            if (g0 != g1)
+                s = g1 > g0;
+            else
+                s = bal > 0;
+        } else if (v0 >= 0)
+            s = 0;
+        else if (v1 >= 0)
+            s = 1;
+        else
+            break;
+        int32_t v = s ? v1 : v0;
+        heap_pop(&c->h[s]);
+        c->node[v] = side_node[1 - s];
+        c->lock[v] = c->run;
+        cum += s ? g1 : g0;
+        bal += s ? -1 : 1;
+        if (nmoves == c->log_cap) {
+            size_t nc = c->log_cap ? 2 * c->log_cap : 256;
+            int32_t *nl = realloc(c->log_v, nc * sizeof(int32_t));
+            if (!nl)
+                return -1;
+            c->log_v = nl;
+            c->log_cap = nc;
+        }
+        c->log_v[nmoves++] = v;
+        if (bal == 0 && cum > best + c->eps) {
+            best = cum;
+            best_len = nmoves;
+        }
+        /* v's neighbours in a or b get fresh gains */
+        int n = nlist(c, v);
+        memcpy(c->mt, c->nt, sizeof(int64_t) * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            int32_t t = (int32_t)c->mt[i], x = c->node[t];
+            if (c->lock[t] == c->run || (x != a && x != b))
+                continue;
+            int ts = x == a ? 0 : 1;
+            if (!heap_push(&c->h[ts], gain_of(c, t, side_node[1 - ts], NULL), t))
+                return -1;
+        }
+    }
+    for (size_t i = nmoves; i > best_len; i--) { /* undo past the best prefix */
+        int32_t v = c->log_v[i - 1];
+        c->node[v] = c->node[v] == a ? b : a;
+    }
+    c->moves += (int64_t)best_len;
+    return best;
+}
+
+/* Ranks with a neighbour on another node, grouped by node (CSR: start has
+ * nnodes + 1 entries).  Only nodes flagged in active[] are listed. */
+static smp_status boundary_lists(struct rf_ctx *c, int64_t p, int nnodes, const uint8_t *active,
+                                 int64_t *start, int32_t **list, smp_error *err)
+{
+    memset(start, 0, sizeof(int64_t) * ((size_t)nnodes + 1));
+    uint32_t mark = ++c->run;
+    for (int64_t v = 0; v < p; v++) {
+        int32_t me = c->node[v];
+        if (!active[me])
+            continue;
+        int n = nlist(c, v);
+        for (int i = 0; i < n; i++)
+            if (c->node[c->nt[i]] != me) {
+                c->lock[v] = mark;
+                start[me + 1]++;
+                break;
+            }
+    }
+    for (int i = 0; i < nnodes; i++)
+        start[i + 1] += start[i];
+    free(*list);
+    *list = malloc(sizeof(int32_t) * (size_t)(start[nnodes] ? start[nnodes] : 1));
+    int64_t *fill = malloc(sizeof(int64_t) * (size_t)nnodes);
+    if (!*list || !fill) {
+        free(fill);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory");
+    }
+    memcpy(fill, start, sizeof(int64_t) * (size_t)nnodes);
+    for (int64_t v = 0; v < p; v++)
+        if (c->lock[v] == mark)
+            (*list)[fill[c->node[v]]++] = (int32_t)v;
+    free(fill);
+    return SMP_OK;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The passes; node_of_rank is changed in place. */
+static smp_status refine_passes(struct rf_ctx *c, int64_t p, int nnodes, smp_refine_stats *stats,
+                                smp_error *err)
+{
+    int64_t *start = malloc(sizeof(int64_t) * ((size_t)nnodes + 1));
+    int32_t *list = NULL, *seen = malloc(sizeof(int32_t) * (size_t)nnodes);
+    int32_t *pairs = malloc(sizeof(int32_t) * (size_t)nnodes);
+    uint8_t *active = malloc((size_t)nnodes), *changed = malloc((size_t)nnodes);
+    int32_t *seeds = NULL;
+    size_t seeds_cap = 0;
+    smp_status s = SMP_OK;
+    if (!start || !seen || !pairs || !active || !changed) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory for %d nodes", nnodes);
+        goto done;
+    }
+    memset(active, 1, (size_t)nnodes);
+    for (int pass = 0; c->work < c->budget; pass++) {
+        if ((s = boundary_lists(c, p, nnodes, active, start, &list, err)))
+            goto done;
+        memset(changed, 0, (size_t)nnodes);
+        for (int i = 0; i < nnodes; i++)
+            seen[i] = -1;
+        double pass_gain = 0;
+        for (int32_t a = 0; a < nnodes && c->work < c->budget; a++) {
+            if (!active[a])
+                continue;
+            /* the active nodes b > a that a's boundary touches */
+            int np = 0;
+            for (int64_t i = start[a]; i < start[a + 1]; i++) {
+                int32_t v = list[i];
+                if (c->node[v] != a)
+                    continue;
+                int n = nlist(c, v);
+                for (int j = 0; j < n; j++) {
+                    int32_t b = c->node[c->nt[j]];
+                    if (b > a && active[b] && seen[b] != a) {
+                        seen[b] = a;
+                        pairs[np++] = b;
+                    }
+                }
+            }
+            qsort(pairs, (size_t)np, sizeof(int32_t), cmp_i32);
+            for (int q = 0; q < np && c->work < c->budget; q++) {
+                int32_t b = pairs[q];
+                size_t na = (size_t)(start[a + 1] - start[a]), nb = (size_t)(start[b + 1] - start[b]);
+                if (na + nb > seeds_cap) {
+                    free(seeds);
+                    seeds_cap = 2 * (na + nb);
+                    if (!(seeds = malloc(sizeof(int32_t) * seeds_cap))) {
+                        s = smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory");
+                        goto done;
+                    }
+                }
+                memcpy(seeds, list + start[a], sizeof(int32_t) * na);
+                memcpy(seeds + na, list + start[b], sizeof(int32_t) * nb);
+                double g = fm_pair(c, a, b, seeds, na + nb);
+                if (g < 0) {
+                    s = smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory");
+                    goto done;
+                }
+                if (g > 0) {
+                    pass_gain += g;
+                    changed[a] = changed[b] = 1;
+                }
+            }
+        }
+        if (stats) {
+            stats->passes++;
+            stats->gain += pass_gain;
+        }
+        if (pass_gain <= c->eps)
+            break;
+        /* next pass: the changed nodes and their neighbours' pairs with them */
+        memcpy(active, changed, (size_t)nnodes);
+        for (int32_t a = 0; a < nnodes; a++) {
+            if (!changed[a])
+                continue;
+            for (int64_t i = start[a]; i < start[a + 1]; i++) {
+                int32_t v = list[i];
+                if (c->node[v] != a)
+                    continue;
+                int n = nlist(c, v);
+                for (int j = 0; j < n; j++)
+                    active[c->node[c->nt[j]]] = 1;
+            }
+        }
+    }
+done:
+    free(start);
+    free(list);
+    free(seen);
+    free(pairs);
+    free(active);
+    free(changed);
+    free(seeds);
+    return s;
+}
+
+int64_t smp_refine_default_budget(int64_t ranks)
+{
+    return SMP_REFINE_WORK_PER_RANK * ranks + SMP_REFINE_WORK_MIN;
+}
+
+smp_status smp_refine(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                      int nnodes, int64_t budget, smp_refine_stats *stats, smp_error *err)
+{
+    if (stats)
+        memset(stats, 0, sizeof(*stats));
+    if (nnodes < 1)
+        return smp_error_set(err, SMP_ERR_INPUT, "nodes: none given");
+    if (grid->size > INT32_MAX)
+        return smp_error_set(err, SMP_ERR_INPUT, "refine: at most %d ranks", INT32_MAX);
+    smp_score before, after;
+    smp_status s = smp_score_compute(grid, st, node_of_rank, nnodes, &before, err);
+    if (s)
+        return s; /* also rejects ranks on nodes out of range */
+    if (budget <= 0)
+        budget = smp_refine_default_budget(grid->size);
+    struct rf_ctx c = {.node = node_of_rank, .budget = budget};
+    if ((s = smp_nbr_init(&c.nb, grid, st, err)))
+        return s;
+    int64_t p = grid->size;
+    double wsum = 0;
+    for (int k = 0; k < c.nb.nk; k++)
+        wsum += c.nb.w[k];
+    c.eps = 1e-9 * wsum;
+    c.nt = malloc(sizeof(int64_t) * (size_t)c.nb.nk);
+    c.mt = malloc(sizeof(int64_t) * (size_t)c.nb.nk);
+    c.nw = malloc(sizeof(double) * (size_t)c.nb.nk);
+    c.lock = calloc((size_t)p, sizeof(uint32_t));
+    int32_t *orig = malloc(sizeof(int32_t) * (size_t)p);
+    if (!c.nt || !c.mt || !c.nw || !c.lock || !orig) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory for %lld ranks", (long long)p);
+        goto done;
+    }
+    memcpy(orig, node_of_rank, sizeof(int32_t) * (size_t)p);
+    if ((s = refine_passes(&c, p, nnodes, stats, err)))
+        goto restore;
+    if ((s = smp_score_compute(grid, st, node_of_rank, nnodes, &after, err)))
+        goto restore;
+    bool weighted = smp_stencil_weighted(st);
+    if (weighted ? after.w_sum > before.w_sum : after.j_sum > before.j_sum)
+        memcpy(node_of_rank, orig, sizeof(int32_t) * (size_t)p);
+    if (stats) {
+        stats->work = c.work;
+        stats->moves = c.moves;
+        stats->before = before;
+        stats->after = weighted ? (after.w_sum > before.w_sum ? before : after)
+                                : (after.j_sum > before.j_sum ? before : after);
+    }
+    goto done;
+restore: /* a failure half-way leaves the input as it was */
+    memcpy(node_of_rank, orig, sizeof(int32_t) * (size_t)p);
+done:
+    smp_nbr_free(&c.nb);
+    free(c.nt);
+    free(c.mt);
+    free(c.nw);
+    free(c.lock);
+    free(c.h[0].e);
+    free(c.h[1].e);
+    free(c.log_v);
+    free(orig);
+    return s;
+}

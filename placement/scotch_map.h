@@ -1,0 +1,32 @@
+/* The Scotch comparator (issue 6): the stencil graph mapped by libscotch
+ * onto a complete graph whose vertices weigh each node's share, with exact
+ * balance requested.  Not part of the installed library: only the CLI's
+ * compare and the bench link it, and only when libscotch-dev was found at
+ * configure time (HAVE_SCOTCH). */
+#ifndef STENCILMAP_SCOTCH_MAP_H
+#define STENCILMAP_SCOTCH_MAP_H
+
+#include "stencilmap/placement.h"
+
+typedef struct {
+    bool exact;          /* every node got exactly its share */
+    int32_t overfull;    /* nodes given more ranks than their share */
+    int64_t max_excess;  /* the most ranks one node got beyond its share */
+    int32_t over_slots;  /* nodes given more ranks than their slots */
+    int32_t empty;       /* nodes with a share that got no rank */
+} smp_scotch_info;
+
+/* Scotch's library version, e.g. "7.0.3". */
+const char *smp_scotch_version(void);
+
+/* Maps grid->size ranks onto the nodes as `plan` shares them (nodes filled
+ * in order up to their slots).  Edge weights are the stencil's (scaled to
+ * integers when weighted), summed over both directions, so Scotch's cut
+ * cost is J_sum.  node_of_rank[grid->size] receives indices into slots[];
+ * Scotch's answer is kept as it is, and info says whether it respects the
+ * shares.  Deterministic: Scotch's generator is reset on every call. */
+smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
+                          int nnodes, int32_t *node_of_rank, smp_scotch_info *info,
+                          smp_error *err);
+
+#endif

@@ -1,0 +1,68 @@
+/* The job's node list as slurmctld knows it now (plugin only: it needs
+ * libslurm, which srun has loaded). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "alloc_check.h"
+
+static int listed(char **names, int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
+int sm_alloc_check_current(const smp_nodes *nodes, char *msg, size_t n)
+{
+    const char *id = getenv("SLURM_JOB_ID");
+    char *end;
+    errno = 0;
+    unsigned long job = id ? strtoul(id, &end, 10) : 0;
+    if (!id || errno || end == id || *end || job == 0 || job > UINT32_MAX) {
+        snprintf(msg, n, "SLURM_JOB_ID '%.40s' is not a job id", id ? id : "");
+        return -1;
+    }
+    /* the lookup srun makes itself for a step in an existing allocation:
+     * lighter than a job info query */
+    resource_allocation_response_msg_t *resp = NULL;
+    if (slurm_allocation_lookup((uint32_t)job, &resp) != SLURM_SUCCESS || !resp) {
+        snprintf(msg, n, "cannot ask slurmctld about job %lu: %s", job,
+                 slurm_strerror(slurm_get_errno()));
+        if (resp)
+            slurm_free_resource_allocation_response_msg(resp);
+        return -1;
+    }
+    const char *now = resp->node_list ? resp->node_list : "";
+    char **cur = NULL;
+    int ncur = 0;
+    smp_error err;
+    int rc = 0;
+    if (smp_hostlist_expand(now, &cur, &ncur, &err) != SMP_OK) {
+        snprintf(msg, n, "job %lu: cannot read its node list '%.200s'", job, now);
+        rc = -1;
+    } else {
+        /* every node the plan may use must still belong to the job */
+        char gone[512] = "";
+        size_t off = 0;
+        for (int i = 0; i < nodes->count; i++)
+            if (!listed(cur, ncur, nodes->names[i]) && off < sizeof(gone))
+                off += (size_t)snprintf(gone + off, sizeof(gone) - off, "%s%s", off ? "," : "",
+                                        nodes->names[i]);
+        if (off) {
+            snprintf(msg, n, "the allocation changed: job %lu no longer has %.300s (its nodes "
+                     "are now %.200s)", job, gone, now[0] ? now : "none");
+            rc = -1;
+        }
+        for (int i = 0; i < ncur; i++)
+            free(cur[i]);
+        free(cur);
+    }
+    slurm_free_resource_allocation_response_msg(resp);
+    return rc;
+}

@@ -1,0 +1,338 @@
+#!/bin/sh
+# stencil-map audit without a cluster: audit records written by the
+# stencil_map.so plugin on the minicluster (tests/cli/audit-records/, with
+# one in-job result of stencil-map-verify and one fallback), copies of them
+# edited by hand, the record directory's discovery, --summary, --launched,
+# and what Slurm says through stand-in sacct/scontrol commands.  The real
+# cluster's side is tests/audit/run.sh.  Plain exit status for automake's
+# harness: 0 when every check passed, 1 otherwise; one line per check.
+
+SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
+FIX=${srcdir:-.}/cli/audit-records
+[ -f "$FIX/root/11.1.json" ] || { echo "fixtures not found in $FIX"; exit 99; }
+command -v python3 >/dev/null 2>&1 || { echo "python3 not found: cannot read JSON"; exit 99; }
+
+work=$(mktemp -d "${PWD}/audit-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT INT TERM
+failures=0
+checks=0
+pass() { checks=$((checks + 1)); echo "ok $checks - $1"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $1"; }
+
+# run EXPECTED_RC NAME ARGS...: stencil-map audit, output in $work/NAME.out/.err
+run() {
+    want=$1 name=$2
+    shift 2
+    "$SM" audit "$@" >"$work/$name.out" 2>"$work/$name.err"
+    rc=$?
+    if [ "$rc" -eq "$want" ]; then
+        pass "$name: exit $rc"
+    else
+        fail "$name: exit $rc, wanted $want: $(head -c 400 "$work/$name.err") $(head -c 400 "$work/$name.out")"
+    fi
+}
+
+# has NAME TEXT: the output (stdout and stderr) of run NAME holds TEXT
+has() {
+    if cat "$work/$1.out" "$work/$1.err" | grep -F -q -- "$2"; then
+        pass "$1: says '$2'"
+    else
+        fail "$1: does not say '$2': $(head -c 600 "$work/$1.out") $(head -c 300 "$work/$1.err")"
+    fi
+}
+
+# py NAME EXPR: a Python condition on the JSON output d of run NAME
+py() {
+    if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
+        "$work/$1.out" "$2" 2>"$work/py.err"; then
+        pass "$1: $2"
+    else
+        fail "$1: $2 ($(cat "$work/py.err" | tail -1))"
+    fi
+}
+
+# a writable copy of the fixtures: $work/NAME/root/...
+copy() {
+    rm -rf "$work/$1"
+    mkdir -p "$work/$1"
+    cp -r "$FIX/root" "$work/$1/"
+    chmod -R u+w "$work/$1"
+}
+
+# edit FILE PYTHON: change a JSON file in place (d is the object)
+edit() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(d, open(sys.argv[1], "w"), indent=2)' "$1" "$2"
+}
+
+# ---- a placed step, a verified step, a fallback ------------------------
+run 0 verified 11.1 --record-dir "$FIX" --no-slurm --json
+py verified 'd["steps"][0]["status"] == "ok"'
+py verified 'd["steps"][0]["planned"] == {"j_sum": 24, "j_max": 8}'
+py verified 'd["steps"][0]["blocked"] == {"j_sum": 48, "j_max": 16}'
+py verified 'd["steps"][0]["rescored"]["j_sum"] == 24 and d["steps"][0]["rescored"]["blocked"]["j_sum"] == 48'
+py verified 'd["steps"][0]["verify"]["status"] == "OK" and d["steps"][0]["verify"]["observed"] == {"j_sum": 24, "j_max": 8}'
+py verified 'd["steps"][0]["launch"]["result"] == "matches"'
+py verified 'any(c["level"] == "per rank" and c["result"] == "matches" for c in d["steps"][0]["launch"]["checks"])'
+py verified '"Slurm not asked (--no-slurm)" in d["steps"][0]["launch"]["not_checked"]'
+
+run 0 verified-text 11.1 --record-dir "$FIX" --no-slurm
+has verified-text "step 11.1: placed, consistent"
+has verified-text "planned     J_sum 24, J_max 8"
+has verified-text "in-job      OK: observed J_sum 24, J_max 8 (as in the record)"
+has verified-text "matches per rank, from in-job result (PMIx): all 32 ranks ran on their planned node"
+
+run 0 placed 11.0 --record-dir "$FIX" --no-slurm --json
+py placed 'd["steps"][0]["verify"] is None'
+py placed 'd["steps"][0]["launch"]["result"] == "not checked"'
+py placed 'any("where each rank ran" in s for s in d["steps"][0]["launch"]["not_checked"])'
+
+run 0 whole-job 11 --record-dir "$FIX" --no-slurm --json
+py whole-job '[s["step_id"] for s in d["steps"]] == [0, 1]'
+
+run 0 fallback 13.0 --record-dir "$FIX" --no-slurm --json
+py fallback 'd["steps"][0]["status"] == "fallback" and "invalid JSON" in d["steps"][0]["fallback"]'
+run 0 fallback-text 13.0 --record-dir "$FIX" --no-slurm
+has fallback-text "NOT PLACED: fell back to Slurm's block distribution"
+
+# ---- where each rank ran: --launched -----------------------------------
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["placement"]; print("\n".join("%d: %s" % (r, n) for r, n in reversed(list(enumerate(p)))))' \
+    "$FIX/root/11.0.json" >"$work/launched.txt"
+run 0 launched 11.0 --record-dir "$FIX" --no-slurm --json --launched "$work/launched.txt"
+py launched 'd["steps"][0]["launch"]["result"] == "matches"'
+sed -e 's/^5: .*/5: node4/' -e 's/^30: .*/30: node1/' "$work/launched.txt" >"$work/launched-bad.txt"
+run 1 launched-differs 11.0 --record-dir "$FIX" --no-slurm --launched "$work/launched-bad.txt"
+has launched-differs "2 of 32 ranks ran elsewhere than planned (first: rank 5 on node4"
+head -5 "$work/launched.txt" >"$work/launched-short.txt"
+run 4 launched-gap 11.0 --record-dir "$FIX" --no-slurm --launched "$work/launched-short.txt"
+has launched-gap "no line for rank 0"
+
+# ---- not placed, missing, usage ---------------------------------------
+run 3 not-placed 11.2 --record-dir "$FIX" --no-slurm
+has not-placed "step 11.2: NOT PLACED: no audit record"
+has not-placed "--stencil-map=none"
+run 3 no-job 99 --record-dir "$FIX" --no-slurm
+has no-job "no record of any step of job 99"
+run 3 missing-record --record "$work/nope.json"
+has missing-record "nope.json: No such file or directory"
+run 2 no-args
+run 2 bad-jobid 11.x --record-dir "$FIX"
+has bad-jobid "not a JOBID[.STEP]: 11.x"
+run 2 svg-summary --summary --svg "$work/x.svg" --record-dir "$FIX"
+run 2 svg-whole-job 11 --svg "$work/x.svg" --record-dir "$FIX"
+run 2 record-and-dir --record "$FIX/root/11.0.json" --record-dir "$FIX"
+run 2 bad-since --since 2026-13-01 --record-dir "$FIX"
+has bad-since "--since: not a date"
+run 2 bad-user --user ../etc --record-dir "$FIX"
+run 3 no-dir 11.0 --record-dir "$work/no-such-dir" --no-slurm
+has no-dir "no-such-dir"
+
+# ---- lists: --since, --user --------------------------------------------
+run 0 since-past --since 2020-01-01 --record-dir "$FIX" --no-slurm --json
+py since-past 'len(d["steps"]) == 4'
+run 3 since-future --since 2099-01-01T00:00 --record-dir "$FIX" --no-slurm
+has since-future "no records in"
+run 0 since-between --since 2026-11-23T08:52:00 --record-dir "$FIX" --no-slurm --json
+py since-between '[(s["job_id"], s["step_id"]) for s in d["steps"]] == [(12, 0), (13, 0)]'
+run 0 user-root --user root --record-dir "$FIX" --no-slurm --json
+py user-root 'len(d["steps"]) == 4'
+run 3 user-other --user alice --record-dir "$FIX" --no-slurm
+
+# ---- summary ------------------------------------------------------------
+run 0 summary --summary --record-dir "$FIX" --json
+py summary 'd["steps"] == 4 and d["placed"] == 3 and d["fallbacks"] == 1'
+py summary 'd["by_algorithm"] == {"hyperplane": 3}'
+py summary 'd["inter_node_edges"] == {"placed": 24 + 24 + 8, "blocked": 48 + 48 + 8, "saved": 48}'
+py summary 'd["in_job"] == {"agree": 1, "disagree": 0, "failed": 0, "none": 2}'
+run 0 summary-text --summary --record-dir "$FIX"
+has summary-text "placed:      3 steps (hyperplane 3)"
+has summary-text "inter-node edges: 56 placed vs 104 blocked: 48 saved (46.2%)"
+has summary-text "fallbacks to blocked: 1"
+run 0 summary-since --summary --since 2026-11-23T08:52 --record-dir "$FIX" --json
+py summary-since 'd["steps"] == 2 and d["placed"] == 1'
+
+# ---- records edited by hand: inconsistent, naming what -------------------
+copy ed
+edit "$work/ed/root/11.0.json" 'd["j_sum"] = 20'
+run 1 edit-jsum 11.0 --record-dir "$work/ed" --no-slurm
+has edit-jsum "INCONSISTENT"
+has edit-jsum "j_sum is 20 in the record, 24 from its placement"
+run 1 edit-jsum-json 11.0 --record-dir "$work/ed" --no-slurm --json
+grep -q "^stencil-map audit: step 11.0: inconsistent: j_sum is 20 in the record" "$work/edit-jsum-json.err" &&
+    pass "edit-jsum-json: the reason on stderr too" || fail "edit-jsum-json: stderr: $(cat "$work/edit-jsum-json.err")"
+copy ed
+edit "$work/ed/root/11.0.json" 'd["blocked_j_max"] = 3'
+run 1 edit-blocked 11.0 --record-dir "$work/ed" --no-slurm
+has edit-blocked "blocked_j_max is 3 in the record, 16 re-planned"
+copy ed
+edit "$work/ed/root/11.0.json" 'd["slots"][0] = 7'
+run 1 edit-slots 11.0 --record-dir "$work/ed" --no-slurm
+has edit-slots "placement puts 8 ranks on node1, which has 7 slots"
+copy ed
+edit "$work/ed/root/11.0.json" 'd["ranks"] = 31'
+run 1 edit-ranks 11.0 --record-dir "$work/ed" --no-slurm
+has edit-ranks "ranks is 31, but the grid holds 32"
+copy ed
+edit "$work/ed/root/11.0.json" 'd["placement"] = d["placement"][:-1]'
+run 1 edit-short-placement 11.0 --record-dir "$work/ed" --no-slurm
+has edit-short-placement "placement has 31 entries, ranks is 32"
+copy ed
+edit "$work/ed/root/11.0.json" 'd["step_id"] = 4'
+run 1 edit-ids --record "$work/ed/root/11.0.json" --no-slurm
+has edit-ids "the file name says step 11.0, the record 11.4"
+copy ed
+mkdir "$work/ed/alice"
+mv "$work/ed/root/11.0.json" "$work/ed/alice/"
+run 1 edit-user-dir 11.0 --record-dir "$work/ed" --no-slurm
+has edit-user-dir "the record of user 'root' lies in the directory of 'alice'"
+copy ed
+edit "$work/ed/root/11.1.verify.json" 'd["status"] = "MISMATCH"; d["observed"]["j_sum"] = 32'
+run 1 edit-verify 11.1 --record-dir "$work/ed" --no-slurm
+has edit-verify "the job observed J_sum 32, J_max 8; the record planned 24, 8"
+copy ed
+edit "$work/ed/root/11.1.verify.json" 'd["rank_nodes"][3] = "node4"'
+run 1 edit-verify-nodes 11.1 --record-dir "$work/ed" --no-slurm
+has edit-verify-nodes "1 of 32 ranks ran elsewhere than planned (first: rank 3 on node4, planned node2)"
+copy ed
+edit "$work/ed/root/11.1.verify.json" 'd["job_id"] = 12'
+run 1 edit-verify-ids 11.1 --record-dir "$work/ed" --no-slurm
+has edit-verify-ids "the in-job result is of step 12.1, the record of 11.1"
+copy ed
+edit "$work/ed/root/11.1.verify.json" 'd["status"] = "ERROR"; d["message"] = "rank 3: PMIx_Get failed"; d["observed"] = None'
+run 0 verify-error 11.1 --record-dir "$work/ed" --no-slurm
+has verify-error "in-job result: the verification failed: rank 3: PMIx_Get failed"
+
+# ---- unreadable: named field, exit 4 ------------------------------------
+copy ed
+edit "$work/ed/root/11.0.json" 'd["grid"]["dims"][1] = "8"'
+run 4 bad-type 11.0 --record-dir "$work/ed" --no-slurm
+has bad-type "grid.dims[1]: must be an integer"
+copy ed
+edit "$work/ed/root/11.0.json" 'del d["j_max"]'
+run 4 bad-missing 11.0 --record-dir "$work/ed" --no-slurm
+has bad-missing "j_max: missing"
+copy ed
+edit "$work/ed/root/11.0.json" 'd["nodes"][2] = "node1"'
+run 4 bad-duplicate-node 11.0 --record-dir "$work/ed" --no-slurm
+has bad-duplicate-node "nodes[2]: 'node1' listed twice"
+copy ed
+printf '{"job_id": 11,' >"$work/ed/root/11.0.json"
+run 4 bad-json 11.0 --record-dir "$work/ed" --no-slurm
+has bad-json "invalid JSON at line 1"
+copy ed
+edit "$work/ed/root/11.1.verify.json" 'd["status"] = "FINE"'
+run 4 bad-verify 11.1 --record-dir "$work/ed" --no-slurm
+has bad-verify "status: must be OK, MISMATCH or ERROR"
+copy ed
+echo secret >"$work/secret"
+rm "$work/ed/root/11.1.verify.json"
+ln -s "$work/secret" "$work/ed/root/11.1.verify.json"
+run 4 symlink-verify 11.1 --record-dir "$work/ed" --no-slurm
+has symlink-verify "a symbolic link, not followed"
+copy ed
+rm "$work/ed/root/11.1.verify.json"
+mkfifo "$work/ed/root/11.1.verify.json"
+# a FIFO must not make the audit wait for a writer
+timeout 20 "$SM" audit 11.1 --record-dir "$work/ed" --no-slurm >"$work/fifo.out" 2>&1
+rc=$?
+[ "$rc" -eq 4 ] && grep -q "not a regular file" "$work/fifo.out" && pass "fifo-verify: not read, exit 4" ||
+    fail "fifo-verify: exit $rc: $(head -c 300 "$work/fifo.out")"
+copy ed
+printf '{"job_id": 1' >"$work/ed/root/20.0.json"
+run 4 summary-damaged --summary --record-dir "$work/ed"
+has summary-damaged "20.0.json: invalid JSON"
+has summary-damaged "failures: 1 unreadable, 0 inconsistent records"
+
+# ---- where the record directory comes from -------------------------------
+STENCILMAP_RECORD_DIR=$FIX "$SM" audit 11.0 --no-slurm >"$work/env.out" 2>&1 &&
+    grep -q "from \$STENCILMAP_RECORD_DIR" "$work/env.out" && pass "record dir from \$STENCILMAP_RECORD_DIR" ||
+    fail "record dir from \$STENCILMAP_RECORD_DIR: $(head -c 300 "$work/env.out")"
+mkdir -p "$work/etc"
+printf 'ClusterName=x\nPlugStackConfig=%s\n' "$work/etc/plug.conf" >"$work/etc/slurm.conf"
+printf '# site plugins\ninclude %s/etc/plugstack.d/*.conf\n' "$work" >"$work/etc/plug.conf"
+mkdir -p "$work/etc/plugstack.d"
+printf 'optional /usr/lib/x/other.so record_dir=/wrong\nrequired /usr/lib/slurm/stencil_map.so default=auto:2d:5pt record_dir=%s\n' \
+    "$FIX" >"$work/etc/plugstack.d/stencil.conf"
+SLURM_CONF=$work/etc/slurm.conf "$SM" audit 11.0 --no-slurm >"$work/conf.out" 2>&1 &&
+    grep -q "from record_dir= in $work/etc/plugstack.d/stencil.conf" "$work/conf.out" &&
+    pass "record dir from plugstack.conf through SLURM_CONF and an include" ||
+    fail "record dir from plugstack.conf: $(head -c 300 "$work/conf.out")"
+SLURM_CONF=$work/etc/nope.conf "$SM" audit 11.0 --no-slurm >"$work/noconf.out" 2>&1
+rc=$?
+[ "$rc" -eq 3 ] && grep -q "no record directory: give --record-dir DIR" "$work/noconf.out" &&
+    pass "no record directory: exit 3, says how to give one" || fail "no record directory: exit $rc"
+
+# ---- what Slurm says, through stand-in commands ----------------------------
+mkdir -p "$work/bin"
+cat >"$work/bin/sacct" <<'SH'
+#!/bin/sh
+# the accounting of job 11: step 0 on all four nodes, step 1 on three
+echo "11.0|node[1-4]|32|COMPLETED"
+echo "11.1|node[1-3]|32|COMPLETED"
+SH
+cat >"$work/bin/scontrol" <<'SH'
+#!/bin/sh
+echo "slurm_load_jobs error: Invalid job id specified" >&2
+exit 1
+SH
+chmod 755 "$work/bin/sacct" "$work/bin/scontrol"
+PATH=$work/bin:$PATH "$SM" audit 11.0 --record-dir "$FIX" --json >"$work/sacct.out" 2>"$work/sacct.err"
+rc=$?
+[ "$rc" -eq 0 ] && pass "sacct: step 0 as planned, exit 0" || fail "sacct step 0: exit $rc $(head -c 300 "$work/sacct.out")"
+py sacct 'any(c["source"] == "sacct" and c["result"] == "matches" for c in d["steps"][0]["launch"]["checks"])'
+PATH=$work/bin:$PATH "$SM" audit 11.1 --record-dir "$FIX" >"$work/sacct-differs.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "launch differs (sacct): 1 planned node(s), e.g. node4, not in Slurm's step node list node\[1-3\]" \
+    "$work/sacct-differs.out" && pass "sacct: a step on other nodes than planned is inconsistent" ||
+    fail "sacct step 1: exit $rc $(head -c 600 "$work/sacct-differs.out")"
+cat >"$work/bin/sacct" <<'SH'
+#!/bin/sh
+echo "Slurm accounting storage is disabled" >&2
+exit 1
+SH
+cat >"$work/bin/scontrol" <<'SH'
+#!/bin/sh
+case "$*" in
+"-o show step 11.0") echo "StepId=11.0 UserId=0 State=RUNNING Partition=debug NodeList=node[1-4] Nodes=4 CPUs=32 Tasks=32 Name=task.sh" ;;
+"-o show step 11")
+    echo "StepId=11.batch UserId=0 State=RUNNING NodeList=node1 Nodes=1 CPUs=0 Tasks=1 Name=batch"
+    echo "StepId=11.0 UserId=0 State=RUNNING NodeList=node[1-4] Nodes=4 CPUs=32 Tasks=32 Name=task.sh"
+    echo "StepId=11.7 UserId=0 State=RUNNING NodeList=node[3-4] Nodes=2 CPUs=16 Tasks=16 Name=sh" ;;
+"-o show step 11.7") echo "StepId=11.7 UserId=0 State=RUNNING NodeList=node[3-4] Nodes=2 CPUs=16 Tasks=16 Name=sh" ;;
+"-o show job 11") echo "JobId=11 JobState=RUNNING ReqNodeList=(null) NodeList=node[1-4] BatchHost=node1" ;;
+*) echo "invalid" >&2; exit 1 ;;
+esac
+SH
+PATH=$work/bin:$PATH "$SM" audit 11.0 --record-dir "$FIX" --json >"$work/scontrol.out" 2>"$work/scontrol.err"
+rc=$?
+[ "$rc" -eq 0 ] && pass "scontrol show step: exit 0" || fail "scontrol show step: exit $rc"
+py scontrol 'any(c["source"] == "scontrol show step" and c["result"] == "matches" for c in d["steps"][0]["launch"]["checks"])'
+PATH=$work/bin:$PATH "$SM" audit 11 --record-dir "$FIX" --json >"$work/scontrol-job.out" 2>"$work/scontrol-job.err"
+rc=$?
+[ "$rc" -eq 3 ] && pass "whole job with a running unplaced step: exit 3" || fail "whole job: exit $rc"
+py scontrol-job '[(s["step_id"], s["status"]) for s in d["steps"]] == [(0, "ok"), (1, "ok"), (7, "not placed")]'
+py scontrol-job 'd["steps"][1]["launch"]["checks"][-1]["source"] == "scontrol show job"'
+py scontrol-job 'any("sacct: Slurm accounting storage is disabled" in s for s in d["steps"][1]["launch"]["not_checked"])'
+PATH=$work/bin:$PATH "$SM" audit 11.3 --record-dir "$FIX" >"$work/scontrol-none.out" 2>&1
+grep -q "Slurm knows it (scontrol show job): job allocation node\[1-4\], RUNNING" "$work/scontrol-none.out" &&
+    pass "not placed: what Slurm still knows" || fail "not placed with Slurm: $(head -c 500 "$work/scontrol-none.out")"
+
+# ---- --svg of an audited step ---------------------------------------------
+run 0 svg 11.1 --record-dir "$FIX" --no-slurm --svg "$work/step.svg"
+python3 - "$work/step.svg" "$FIX/root/11.1.json" <<'PY' && pass "svg: well-formed, 32 cells per panel coloured as recorded" || fail "svg check"
+import json, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+rec = json.load(open(sys.argv[2]))
+for pid in ("plan", "blocked"):
+    g = [e for e in root.iter(ns + "g") if e.get("id") == pid][0]
+    cells = [r for r in g.iter(ns + "rect") if r.get("class") == "cell"]
+    assert sorted(int(c.get("data-rank")) for c in cells) == list(range(32)), pid
+    if pid == "plan":
+        assert all(rec["nodes"][int(c.get("data-node"))] == rec["placement"][int(c.get("data-rank"))] for c in cells)
+PY
+run 3 svg-fallback 13.0 --record-dir "$FIX" --no-slurm --svg "$work/fb.svg"
+has svg-fallback "the record holds no placement to draw"
+
+echo "$checks checks, $failures failed"
+[ "$failures" -eq 0 ]

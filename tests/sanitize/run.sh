@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The unit and integration tests once more, built with ASan+UBSan:
+#   1. make check of a sanitized build (unit tests, CLI tests, the bench's
+#      quality check), leak detection on: a leak fails its test;
+#   2. tests/integration/run.sh with SMC_SANITIZE=1: srun, salloc and
+#      sbatch load the sanitized plugin, the CLI runs sanitized, every
+#      sanitizer report fails the run.
+# Ends with "N passed, M failed" over both.
+#
+# env: SAN_ROOT (/var/lib/smc-san-*), MINICLUSTER_PORT_BASE (25800)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+root=${SAN_ROOT:-/var/lib/smc-san}
+case $root in /tmp*) echo "run.sh: SAN_ROOT must be outside /tmp" >&2; exit 2 ;; esac
+
+passed=0
+failed=0
+
+echo "== make check, ASan+UBSan+LSan"
+build=$root-check
+export SMC_CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+export SMC_LDFLAGS="-fsanitize=address,undefined"
+if SMC_BUILD_ROOT=$build "$top/tests/integration/build.sh" "$build-prefix" >"$root-check.log" 2>&1; then
+    log=$build/check.log
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        make -C "$build/obj" check >"$log" 2>&1
+    rc=$?
+    p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+    f=$(sed -n 's/^# \(FAIL\|ERROR\): *\([0-9]*\)$/\2/p' "$log" | awk '{s+=$1} END {print s+0}')
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    grep -E '^(PASS|FAIL|ERROR):' "$log"
+    [ "$f" -gt 0 ] && grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error' "$build"/obj/tests/*/*.log "$build"/obj/tests/*.log 2>/dev/null | head -5
+    passed=$((passed + p))
+    failed=$((failed + f))
+else
+    tail -30 "$root-check.log"
+    echo "run.sh: the sanitized build failed"
+    failed=$((failed + 1))
+fi
+unset SMC_CFLAGS SMC_LDFLAGS
+
+echo "== integration, sanitized plugin and CLI"
+log=$root-integration.log
+MINICLUSTER_DIR=$root MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-25800} \
+    SMC_PREFIX=$root-prefix SMC_WORK=$root-work SMC_BUILD_ROOT=$root-build SMC_SANITIZE=1 \
+    "$top/tests/integration/run.sh" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
+f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log" | tail -1)
+[ -z "$p" ] && { p=0; f=1; }
+[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+passed=$((passed + p))
+failed=$((failed + f))
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

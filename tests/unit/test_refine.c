@@ -1,0 +1,233 @@
+/* Refinement: on random grids, stencils (weighted, asymmetric, periodic)
+ * and node mixes, from random and constructed placements, every node keeps
+ * exactly its ranks, J_sum (weighted when weighted) never rises, the
+ * reported score is the naive scorer's, and the result is deterministic.
+ * Also: it finds the optimum of a small case it must find, respects a tiny
+ * budget, and names the field of bad input. */
+#include "unit_util.h"
+
+/* Node shares as plan makes them: nodes filled in order. */
+static int32_t *shares_of(const int32_t *slots, int nnodes, int64_t p)
+{
+    int32_t *cap = calloc((size_t)nnodes, sizeof(int32_t));
+    assert_non_null(cap);
+    for (int i = 0; i < nnodes && p > 0; i++) {
+        cap[i] = (int32_t)(p < slots[i] ? p : slots[i]);
+        p -= cap[i];
+    }
+    return cap;
+}
+
+/* A random placement with the given shares: a seeded shuffle. */
+static void random_placement(tu_rng *rng, const int32_t *cap, int nnodes, int64_t p, int32_t *out)
+{
+    int64_t k = 0;
+    for (int i = 0; i < nnodes; i++)
+        for (int32_t j = 0; j < cap[i]; j++)
+            out[k++] = i;
+    for (int64_t i = p - 1; i > 0; i--) {
+        int64_t j = tu_range(rng, 0, i);
+        int32_t t = out[i];
+        out[i] = out[j];
+        out[j] = t;
+    }
+}
+
+static void assert_counts(const char *what, const int32_t *pl, int64_t p, const int32_t *cap, int nnodes)
+{
+    int64_t *got = calloc((size_t)nnodes, sizeof(int64_t));
+    assert_non_null(got);
+    for (int64_t r = 0; r < p; r++) {
+        if (pl[r] < 0 || pl[r] >= nnodes)
+            fail_msg("%s: rank %lld on node %d of %d", what, (long long)r, pl[r], nnodes);
+        got[pl[r]]++;
+    }
+    for (int i = 0; i < nnodes; i++)
+        if (got[i] != cap[i])
+            fail_msg("%s: node %d has %lld ranks, had %d", what, i, (long long)got[i], cap[i]);
+    free(got);
+}
+
+static void test_refine_random(void **state)
+{
+    (void)state;
+    tu_rng rng = {2024};
+    int improved = 0, weighted_runs = 0, periodic_runs = 0, runs = 0;
+    for (int trial = 0; trial < 1500; trial++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int nnodes;
+        char what[300];
+        smp_error err;
+        tu_random_instance(&rng, &g, &st, &slots, &nnodes, what, sizeof(what));
+        int64_t p = g.size;
+        int32_t *cap = shares_of(slots, nnodes, p);
+        int32_t *pl = malloc(sizeof(int32_t) * (size_t)p), *again = malloc(sizeof(int32_t) * (size_t)p);
+        assert_non_null(pl);
+        assert_non_null(again);
+        /* half from a random placement, half from a construction */
+        if (trial % 2 == 0) {
+            random_placement(&rng, cap, nnodes, p, pl);
+        } else {
+            smp_algorithm alg = (smp_algorithm)tu_range(&rng, SMP_ALG_HYPERPLANE, SMP_ALG_BISECT);
+            smp_placement c;
+            if (smp_plan(&g, &st, slots, nnodes, alg, &c, &err) != SMP_OK) {
+                random_placement(&rng, cap, nnodes, p, pl); /* nodecart may not apply */
+            } else {
+                memcpy(pl, c.node_of_rank, sizeof(int32_t) * (size_t)p);
+                smp_placement_free(&c);
+            }
+        }
+        memcpy(again, pl, sizeof(int32_t) * (size_t)p);
+        tu_score before;
+        tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &before);
+        int64_t budget = trial % 7 == 0 ? tu_range(&rng, 1, 4 * p) : 0;
+        smp_refine_stats rs;
+        assert_ok(smp_refine(&g, &st, pl, nnodes, budget, &rs, &err), err);
+        assert_counts(what, pl, p, cap, nnodes);
+        tu_score after;
+        tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &after);
+        bool weighted = smp_stencil_weighted(&st);
+        if (weighted ? after.w_sum > before.w_sum + 1e-9 : after.j_sum > before.j_sum)
+            fail_msg("%s: refinement made it worse: %lld (%g) -> %lld (%g)", what, (long long)before.j_sum,
+                     before.w_sum, (long long)after.j_sum, after.w_sum);
+        /* the stats are the scores of the input and of the result */
+        if (rs.before.j_sum != before.j_sum || rs.after.j_sum != after.j_sum ||
+            rs.after.j_max != after.j_max || !tu_close(rs.after.w_sum, after.w_sum))
+            fail_msg("%s: stats say %lld -> %lld/%lld, the scorer %lld -> %lld/%lld", what,
+                     (long long)rs.before.j_sum, (long long)rs.after.j_sum, (long long)rs.after.j_max,
+                     (long long)before.j_sum, (long long)after.j_sum, (long long)after.j_max);
+        /* deterministic: the same input gives the same placement */
+        smp_refine_stats rs2;
+        assert_ok(smp_refine(&g, &st, again, nnodes, budget, &rs2, &err), err);
+        if (memcmp(pl, again, sizeof(int32_t) * (size_t)p) != 0)
+            fail_msg("%s: two runs on the same input differ", what);
+        assert_int_equal(rs.work, rs2.work);
+        improved += weighted ? after.w_sum < before.w_sum : after.j_sum < before.j_sum;
+        weighted_runs += weighted;
+        periodic_runs += g.periods[0];
+        runs++;
+        free(pl);
+        free(again);
+        free(cap);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+    /* the generator covered what it should, and refinement did something */
+    assert_true(weighted_runs > 100);
+    assert_true(periodic_runs > 300);
+    assert_true(improved > runs / 4);
+}
+
+/* 8x2 grid, 5-point, two nodes of 8: the optimum cuts the two edges
+ * across the middle, 4 directed edges.  Start from it with two cells
+ * swapped across the cut; refinement must find the optimum again. */
+static void test_refine_finds_optimum(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[2] = {8, 2};
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    int32_t pl[16];
+    for (int r = 0; r < 16; r++)
+        pl[r] = r < 8 ? 0 : 1;
+    pl[0] = 1; /* row 0 of node 0 swaps a cell with row 7 of node 1 */
+    pl[15] = 0;
+    smp_score sc;
+    assert_ok(smp_score_compute(&g, &st, pl, 2, &sc, &err), err);
+    assert_true(sc.j_sum > 4);
+    smp_refine_stats rs;
+    assert_ok(smp_refine(&g, &st, pl, 2, 0, &rs, &err), err);
+    assert_int_equal(rs.after.j_sum, 4);
+    assert_ok(smp_score_compute(&g, &st, pl, 2, &sc, &err), err);
+    assert_int_equal(sc.j_sum, 4);
+    int n0 = 0;
+    for (int r = 0; r < 16; r++)
+        n0 += pl[r] == 0;
+    assert_int_equal(n0, 8);
+    smp_stencil_free(&st);
+}
+
+/* Weights steer the result: with the cut across x costing 10 times a cut
+ * across y, a 4x4 grid on two nodes must end split across y (two 4x2
+ * halves side by side in y), whatever it started from. */
+static void test_refine_weights(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[2] = {4, 4};
+    int32_t offs[] = {1, 0, -1, 0, 0, 1, 0, -1};
+    double w[] = {10, 10, 1, 1};
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_init(&st, 2, 4, offs, w, "stencil", &err), err);
+    int32_t pl[16];
+    for (int r = 0; r < 16; r++)
+        pl[r] = r < 8 ? 0 : 1; /* rows 0-1 vs 2-3: cuts the heavy x edges */
+    smp_refine_stats rs;
+    assert_ok(smp_refine(&g, &st, pl, 2, 0, &rs, &err), err);
+    /* best: columns 0-1 vs 2-3, cutting 4 light edges each way: w_sum 8 */
+    assert_true(tu_close(rs.before.w_sum, 80));
+    if (!tu_close(rs.after.w_sum, 8))
+        fail_msg("weighted refinement ended at w_sum %g, optimum is 8", rs.after.w_sum);
+    smp_stencil_free(&st);
+}
+
+/* A budget too small for one look at every rank changes nothing. */
+static void test_refine_tiny_budget(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[2] = {6, 6};
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    tu_rng rng = {5};
+    int32_t cap[4] = {9, 9, 9, 9}, pl[36], orig[36];
+    random_placement(&rng, cap, 4, 36, pl);
+    memcpy(orig, pl, sizeof(pl));
+    smp_refine_stats rs;
+    assert_ok(smp_refine(&g, &st, pl, 4, 1, &rs, &err), err);
+    assert_memory_equal(pl, orig, sizeof(pl));
+    assert_int_equal(rs.moves, 0);
+    /* while the default budget improves the same random start */
+    assert_ok(smp_refine(&g, &st, pl, 4, 0, &rs, &err), err);
+    assert_true(rs.after.j_sum < rs.before.j_sum);
+    smp_stencil_free(&st);
+}
+
+static void test_refine_bad_input(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[2] = {2, 2};
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    int32_t pl[4] = {0, 0, 1, 5};
+    assert_err(smp_refine(&g, &st, pl, 2, 0, NULL, &err), SMP_ERR_INPUT, err, "placement: rank 3");
+    assert_err(smp_refine(&g, &st, pl, 0, 0, NULL, &err), SMP_ERR_INPUT, err, "nodes");
+    smp_stencil st3;
+    assert_ok(smp_stencil_family(&st3, "nearest", 3, &err), err);
+    pl[3] = 1;
+    assert_err(smp_refine(&g, &st3, pl, 2, 0, NULL, &err), SMP_ERR_INPUT, err, "stencil");
+    smp_stencil_free(&st);
+    smp_stencil_free(&st3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refine_random),        cmocka_unit_test(test_refine_finds_optimum),
+        cmocka_unit_test(test_refine_weights),       cmocka_unit_test(test_refine_tiny_budget),
+        cmocka_unit_test(test_refine_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -7,7 +7,9 @@
 # with the environment `minicluster env` prints, how a delay is handled,
 # that bad settings are refused by name, and that `down` leaves no
 # interface, namespace or process behind.  Prints "ok NAME" / "FAIL NAME"
-# and "N passed, M failed"; always brings its cluster down.
+# and "N passed, M failed"; always brings its cluster down.  Needs no
+# build of stencilmap (the mode is the minicluster's; the payoff bench,
+# make bench-payoff, runs the plugin on it), and takes seconds.
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-netns), MINICLUSTER_PORT_BASE
 #      (31800), NETNS_WORK (/var/lib/smc-netns-work), NETNS_ONLY=REGEX.
@@ -19,12 +21,16 @@ export MINICLUSTER_DIR=${MINICLUSTER_DIR:-/var/lib/smc-netns}
 export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-31800}
 WORK=${NETNS_WORK:-/var/lib/smc-netns-work}
 MC=$TOP/contrib/minicluster/minicluster
+SUITE=netns
+ONLY=${NETNS_ONLY:-}
+MC_TIMEOUT=120 # per Slurm client: a hang fails its test, not the run
 RATE_MBIT=40
 NODES=3
 TAG=mc$MINICLUSTER_PORT_BASE
-PASS=0
-FAILED=0
-FAILED_NAMES=()
+# the runner, fail, mc (bounded clients with CLIENT_ENV), cluster_down and
+# the traps that call it, suite_summary
+# shellcheck source=../lib/suite.sh
+. "$TOP/tests/lib/suite.sh"
 
 case "$WORK$MINICLUSTER_DIR" in *"/tmp/"* | /tmp*)
     echo "run.sh: NETNS_WORK and MINICLUSTER_DIR must be outside /tmp" >&2
@@ -35,41 +41,16 @@ mkdir -p "$WORK"
 rm -rf "$WORK/logs" "$WORK/fresh-state" "$WORK/mpi_nodes" "$WORK/minicluster.log"
 mkdir -p "$WORK/logs"
 
-CLUSTER_UP=0
-cluster_down() {
-    if [ "$CLUSTER_UP" = 1 ]; then
-        "$MC" down >>"$WORK/minicluster.log" 2>&1 || echo "run.sh: WARNING: minicluster down failed" >&2
-        CLUSTER_UP=0
-    fi
-}
-trap cluster_down EXIT
-trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM HUP
-
-fail() { echo "FAILED CHECK: $*"; return 1; }
-
-run_test() { # NAME FUNCTION [ARGS...]
-    local name=$1
-    shift
-    [[ $name =~ ${NETNS_ONLY:-.} ]] || return 0
-    local log=$WORK/logs/$name.log
-    if (cd "$WORK" && "$@") >"$log" 2>&1; then
-        echo "ok   $name"
-        PASS=$((PASS + 1))
-    else
-        echo "FAIL $name"
-        sed 's/^/    | /' "$log" | tail -25
-        FAILED=$((FAILED + 1))
-        FAILED_NAMES+=("$name")
-    fi
-}
-
 # our objects still on the host: links named mc<base>*, namespaces mc<base>-*
 leftovers() {
     ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^${TAG}(br|n[0-9]+)\$" || true
     ip netns list | awk '{print $1}' | grep -E "^$TAG-node[0-9]+\$" || true
 }
 
-srun_() { timeout 120 srun --time=2 "$@"; }
+srun_() { mc srun --time=2 "$@"; }
+
+# the clients' environment for the cluster just brought up
+client_env() { mapfile -t CLIENT_ENV < <("$MC" env | sed -n 's/^export //p'); }
 
 # ------------------------------------------------------------ tests ------
 t_refuses_bad_settings() {
@@ -107,9 +88,8 @@ t_delay() {
         [ -z "$(leftovers)" ] || { fail "the refused up left $(leftovers)"; return 1; }
         return 0
     fi
-    CLUSTER_UP=1
     [ $rc -eq 0 ] || { fail "up with delay failed"; return 1; }
-    eval "$("$MC" env)"
+    client_env
     local t
     t=$(srun_ -N1 -n1 -w node1 python3 -c '
 import socket, sys, time
@@ -122,12 +102,10 @@ print("%.1f" % ((time.time() - t0) * 1000))' "$(sed -n 's/.*NodeAddr=\([0-9.]*\)
         "$MINICLUSTER_DIR/etc/slurm.conf" | sed -n 2p)")
     echo "connect round trip node1 -> node2: $t ms"
     "$MC" down
-    CLUSTER_UP=0
     awk -v t="$t" 'BEGIN { exit !(t >= 70) }' || { fail "round trip $t ms, expected about 80 ms (4 shaped ends x 20 ms), at least 70"; return 1; }
 }
 
 t_up() {
-    CLUSTER_UP=1
     MINICLUSTER_NET=netns MINICLUSTER_NODES=$NODES MINICLUSTER_CPUS=2 MINICLUSTER_RATE=${RATE_MBIT}mbit \
         "$MC" up || { fail "up failed"; tail -30 "$MINICLUSTER_DIR/log/"*.log; return 1; }
     "$MC" status
@@ -182,10 +160,11 @@ t_mpi_across_nodes() {
     mpicc -O1 -o "$WORK/mpi_nodes" "$HERE/mpi_nodes.c" || { fail "mpicc failed"; return 1; }
     local out
     # the environment `env` prints for this cluster: TCP only in its subnet
-    out=$(eval "$("$MC" env)"; env | grep '^OMPI_MCA_btl_tcp_if_include='
-        OMPI_MCA_mpi_yield_when_idle=1 srun_ --mpi=pmix -N$NODES -n6 "$WORK/mpi_nodes")
+    printf '%s\n' "${CLIENT_ENV[@]}"
+    printf '%s\n' "${CLIENT_ENV[@]}" | grep -Eq "^OMPI_MCA_btl_tcp_if_include=$(addr_of 1 | sed 's/\.1$//; s/\./\\./g')\.0/24\$" ||
+        { fail "env does not pin TCP to the nodes' subnet"; return 1; }
+    out=$(OMPI_MCA_mpi_yield_when_idle=1 srun_ --mpi=pmix -N$NODES -n6 "$WORK/mpi_nodes")
     echo "$out"
-    grep -Eq '^OMPI_MCA_btl_tcp_if_include=[0-9.]+/24$' <<<"$out" || { fail "env does not pin TCP to the subnet"; return 1; }
     grep -q "^mpi_nodes: 6 ranks on $NODES nodes, ring ok$" <<<"$out" || { fail "MPI ring across nodes failed"; return 1; }
 }
 
@@ -198,7 +177,6 @@ t_down_leaves_nothing() {
     [ "$(readlink /proc/$stray/ns/net)" != "$(readlink /proc/self/ns/net)" ] ||
         { kill $stray; fail "could not start the stray process in node2's namespace"; return 1; }
     "$MC" down || { fail "down failed"; return 1; }
-    CLUSTER_UP=0
     wait $stray 2>/dev/null
     [ ! -d "/proc/$stray" ] || { kill -KILL $stray; fail "down left the stray process $stray"; return 1; }
     local left
@@ -213,17 +191,18 @@ t_down_leaves_nothing() {
 
 # ------------------------------------------------------------ run --------
 run_test netns-refuses-bad-settings t_refuses_bad_settings
+# Tests run in subshells: the cluster's state is tracked here.  From now
+# on a cluster may be up, and the EXIT trap brings it down.
+CLUSTER_UP=1
 run_test netns-delay t_delay
 run_test netns-up t_up
-eval "$("$MC" env)"
+client_env
 run_test netns-distinct-addresses t_distinct_addresses
 run_test netns-shaped-link t_shaped_link
 run_test netns-mpi-across-nodes t_mpi_across_nodes
 run_test netns-down-leaves-nothing t_down_leaves_nothing
 cluster_down
-[ -z "$(leftovers)" ] || { echo "FAIL netns-leftovers: $(leftovers)"; FAILED=$((FAILED + 1)); }
+[ -z "$(leftovers)" ] || { echo "FAIL netns-leftovers: $(leftovers)"; FAILED=$((FAILED + 1)); FAILED_NAMES+=(netns-leftovers); }
 
 echo
-[ ${#FAILED_NAMES[@]} -gt 0 ] && echo "failed: ${FAILED_NAMES[*]}"
-echo "$PASS passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+suite_summary

@@ -56,7 +56,9 @@ MC=$TOP/contrib/minicluster/minicluster
 SM=$PREFIX/bin/stencil-map
 HALO=$PREFIX/libexec/stencilmap/halo
 SO=$PREFIX/lib/slurm/stencil_map.so
-ALGS="blocked hyperplane strips kdtree nodecart"
+# auto right after blocked: it is what a user would ask for, so the
+# construction it picks is run through auto's own spec (same placement)
+ALGS="blocked auto hyperplane strips kdtree nodecart bisect"
 
 die() { echo "payoff: $*" >&2; exit 1; }
 case "$PREFIX$ROOT$WORK$MINICLUSTER_DIR" in *"/tmp/"* | /tmp*)
@@ -120,7 +122,8 @@ unset SLURM_HOSTFILE $(env | sed -n 's/^\(STENCIL_MAP_[A-Z_]*\)=.*/\1/p')
 
 # ------------------------------------------------------------ plans ------
 # plans.tsv: case alg j_sum j_max runner (the algorithm whose identical
-# placement is run for it, "-" if infeasible) auto (1 if auto picks it)
+# placement is run for it, "-" if infeasible) auto (1 on the construction
+# auto picks)
 printf 'case\talg\tj_sum\tj_max\trunner\tauto\tnodes\tranks\tcpus\n' >"$WORK/plans.tsv"
 CASES=()
 while read -r name dims stencil nodes cpus; do

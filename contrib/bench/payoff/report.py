@@ -159,7 +159,7 @@ def svg(cases, rows, note, path):
                 ymax = max(ymax, r[k])
     ymax = (int(ymax * 2) + 1) / 2.0  # next half step
     W, H = max(720, 200 + 190 * len(cases)), 440
-    left, right, top, bottom = 70, 170, 60, 110
+    left, right, top, bottom = 70, 200, 60, 110
     pw, ph = W - left - right, H - top - bottom
 
     def y(v):

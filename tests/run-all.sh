@@ -46,9 +46,10 @@ run_suite() {
 }
 
 run_suite unit make -C "$build" check
-# the suites that start their own minicluster, then the sanitized rerun and
-# a short bounded fuzzing of the parsers and the planning path
-for suite in integration injob audit reliability sanitize; do
+# the suites that start their own minicluster (netns: nodes behind shaped
+# links), then the sanitized rerun and a short bounded fuzzing of the
+# parsers and the planning path
+for suite in integration injob audit reliability netns sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
     run_suite "$suite" "$top/tests/$suite/run.sh"
 done

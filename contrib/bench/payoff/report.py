@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""Table and SVG bar chart of the payoff bench (contrib/bench/payoff/run.sh).
+
+Reads plans.tsv (case, alg, J_sum, J_max, runner, auto, nodes, ranks, cpus)
+and runs.tsv (case, runner, rep, median_us, min_us, max_us, wall_s); writes
+OUT/payoff.txt (the table and the verdict on the issue's bars), OUT/payoff.svg
+(speedup over blocked per case and algorithm) and copies of both inputs.
+
+Per algorithm, the time of one run is halo's median time per iteration (the
+slowest rank's); over the repetitions we report the median of those and
+their min-max spread.  Speedup = blocked's median / the algorithm's median;
+its range pairs the extremes (blocked's min over the algorithm's max, and
+the other way round).  "The plan" is the auto row: what a user gets from
+--stencil-map with algorithm auto (its choice is marked * among the
+constructions).
+"""
+import argparse
+import csv
+import os
+import shutil
+import statistics
+import sys
+from xml.sax.saxutils import escape
+
+ALGS = ["blocked", "auto", "hyperplane", "strips", "kdtree", "nodecart", "bisect"]
+COLOURS = {"auto": "#222222", "hyperplane": "#1f77b4", "strips": "#ff7f0e", "kdtree": "#2ca02c",
+           "nodecart": "#9467bd", "bisect": "#8c564b", "blocked": "#7f7f7f"}
+
+
+def read_tsv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def summarise(plans, runs):
+    """Rows per case and algorithm with J figures and timing statistics."""
+    times = {}
+    for r in runs:
+        times.setdefault((r["case"], r["runner"]), []).append(float(r["median_us"]) / 1000.0)
+    cases = []
+    for p in plans:
+        if p["case"] not in cases:
+            cases.append(p["case"])
+    rows = {}
+    for p in plans:
+        feasible = p["runner"] != "-"
+        t = times.get((p["case"], p["runner"]), []) if feasible else []
+        rows[(p["case"], p["alg"])] = {
+            "case": p["case"], "alg": p["alg"], "feasible": feasible,
+            "j_sum": int(p["j_sum"]) if feasible else None,
+            "j_max": int(p["j_max"]) if feasible else None,
+            "runner": p["runner"], "auto": p["auto"] == "1",
+            "nodes": p["nodes"], "ranks": p["ranks"], "cpus": p["cpus"],
+            "times": t,
+            "median": statistics.median(t) if t else None,
+            "lo": min(t) if t else None, "hi": max(t) if t else None,
+        }
+    for c in cases:
+        chose = [a for a in ALGS if a != "auto" and (c, a) in rows and rows[(c, a)]["auto"]]
+        if (c, "auto") in rows:
+            rows[(c, "auto")]["label"] = "auto (%s)" % (chose[0] if chose else "?")
+        b = rows.get((c, "blocked"))
+        for a in ALGS:
+            r = rows.get((c, a))
+            if not r:
+                continue
+            if r["median"] and b and b["median"]:
+                r["speedup"] = b["median"] / r["median"]
+                r["sp_lo"] = b["lo"] / r["hi"]
+                r["sp_hi"] = b["hi"] / r["lo"]
+                r["predicted"] = b["j_max"] / r["j_max"] if r["j_max"] else None
+            else:
+                r["speedup"] = None
+    return cases, rows
+
+
+def table(cases, rows, note):
+    out = []
+    out.append("The payoff: halo exchange (MPI_Neighbor_alltoall) time per iteration on the netns minicluster")
+    out.append(note)
+    out.append("time = median over repetitions of halo's median time per iteration (slowest rank); "
+               "spread = min-max over repetitions")
+    out.append("auto = the plan (what --stencil-map with algorithm auto launches); * = the construction "
+               "auto chose; predicted = J_max(blocked) / J_max")
+    out.append("")
+    hdr = "%-20s %-12s %6s %6s %5s %11s %19s %8s %13s %9s" % (
+        "case", "algorithm", "J_sum", "J_max", "runs", "median ms", "spread ms", "speedup",
+        "speedup range", "predicted")
+    out.append(hdr)
+    out.append("-" * len(hdr))
+    for c in cases:
+        first = rows[(c, "blocked")]
+        out.append("%s: %s nodes, %s ranks, slots %s" % (c, first["nodes"], first["ranks"], first["cpus"]))
+        for a in ALGS:
+            r = rows.get((c, a))
+            if not r:
+                continue
+            name = a + ("*" if r["auto"] else "")
+            if not r["feasible"]:
+                out.append("%-20s %-12s %6s %6s %5s %11s %19s %8s %13s %9s" % (
+                    "", name, "n/a", "n/a", "-", "-", "-", "-", "-", "(infeasible)"))
+                continue
+            same = "" if r["runner"] == a else "  (same placement as %s)" % r["runner"]
+            if a == "auto":
+                same = "  <- the plan, " + r.get("label", "auto") + same
+            if not r["times"]:
+                out.append("%-20s %-12s %6d %6d %5d %11s %19s %8s %13s %9s%s" % (
+                    "", name, r["j_sum"], r["j_max"], 0, "-", "-", "-", "-", "-", same))
+                continue
+            sp = "%.2fx" % r["speedup"] if r.get("speedup") else "-"
+            rng = "%.2f-%.2f" % (r["sp_lo"], r["sp_hi"]) if r.get("speedup") else "-"
+            pred = "%.2fx" % r["predicted"] if r.get("predicted") else "-"
+            out.append("%-20s %-12s %6d %6d %5d %11.1f %19s %8s %13s %9s%s" % (
+                "", name, r["j_sum"], r["j_max"], len(r["times"]), r["median"],
+                "%.1f-%.1f" % (r["lo"], r["hi"]), sp, rng, pred, same))
+    return out
+
+
+def verdict(cases, rows):
+    """The issue's bars, each line saying met or NOT met with the figures."""
+    out = ["", "Bars (issue 9):"]
+    all_met = True
+    big = False
+    for c in cases:
+        b = rows[(c, "blocked")]
+        plan = rows.get((c, "auto"))
+        if not plan or not plan["times"] or not b["times"]:
+            out.append("  %s: no measurement of the plan or of blocked: NOT met" % c)
+            all_met = False
+            continue
+        ratio = plan["j_max"] / b["j_max"]
+        if ratio <= 0.6:
+            big = True
+            ok = plan["speedup"] >= 1.3
+            all_met &= ok
+            out.append("  %s: plan %s J_max %d <= 0.6 x blocked %d (%.2f): median speedup %.2fx %s 1.3x: %s" % (
+                c, plan.get("label", "auto"), plan["j_max"], b["j_max"], ratio, plan["speedup"],
+                ">=" if ok else "<", "met" if ok else "NOT met"))
+        loss = plan["median"] - b["median"]
+        spread = max(plan["hi"] - plan["lo"], b["hi"] - b["lo"])
+        ok = loss <= spread
+        all_met &= ok
+        out.append("  %s: plan %s %.1f ms vs blocked %.1f ms: %s by %.1f ms, spread %.1f ms: %s" % (
+            c, plan.get("label", "auto"), plan["median"], b["median"], "loses" if loss > 0 else "wins",
+            abs(loss), spread, "does not lose by more than the spread" if ok else "LOSES by more than the spread"))
+    if not big:
+        out.append("  no case has a plan with J_max <= 0.6 x blocked's: the 1.3x bar was not tested")
+        all_met = False
+    out.append("  => %s" % ("all bars met" if all_met else "NOT all bars met"))
+    return out, all_met
+
+
+def svg(cases, rows, note, path):
+    bars = [a for a in ALGS if a != "blocked"]
+    ymax = 1.0
+    for r in rows.values():
+        for k in ("speedup", "sp_hi", "predicted"):
+            if r.get(k):
+                ymax = max(ymax, r[k])
+    ymax = (int(ymax * 2) + 1) / 2.0  # next half step
+    W, H = max(720, 200 + 190 * len(cases)), 440
+    left, right, top, bottom = 70, 200, 60, 110
+    pw, ph = W - left - right, H - top - bottom
+
+    def y(v):
+        return top + ph - v / ymax * ph
+
+    e = []
+    e.append('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
+             'font-size="12">' % (W, H))
+    e.append('<rect width="100%" height="100%" fill="white"/>')
+    e.append('<text x="%d" y="22" font-size="15" font-weight="bold">Halo exchange speedup over Slurm\'s '
+             'blocked placement</text>' % left)
+    e.append('<text x="%d" y="40" fill="#444">%s</text>' % (left, escape(note)))
+    step = 0.5 if ymax <= 4 else 1.0
+    v = 0.0
+    while v <= ymax + 1e-9:
+        e.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>' % (left, left + pw, y(v), y(v)))
+        e.append('<text x="%d" y="%.1f" text-anchor="end">%.1fx</text>' % (left - 6, y(v) + 4, v))
+        v += step
+    e.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-dasharray="4,3"/>' % (
+        left, left + pw, y(1.0), y(1.0)))
+    e.append('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle">speedup (median time '
+             'blocked / algorithm)</text>' % (top + ph // 2))
+    gw = pw / len(cases)
+    bw = min(30, (gw - 30) / len(bars))
+    for i, c in enumerate(cases):
+        gx = left + i * gw + (gw - bw * len(bars)) / 2
+        b = rows[(c, "blocked")]
+        for j, a in enumerate(bars):
+            r = rows.get((c, a))
+            x = gx + j * bw
+            if not r or not r["feasible"]:
+                e.append('<text x="%.1f" y="%.1f" font-size="9" text-anchor="middle" fill="#888" '
+                         'transform="rotate(-90 %.1f %.1f)">n/a</text>' % (
+                             x + bw / 2, y(0) - 8, x + bw / 2, y(0) - 8))
+                continue
+            if not r.get("speedup"):
+                continue
+            s = r["speedup"]
+            e.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s %s: %.2fx '
+                     '(%.2f-%.2f), J_max %d vs %d</title></rect>' % (
+                         x + 1, y(s), bw - 2, y(0) - y(s), COLOURS[a],
+                         ' stroke="black" stroke-width="2"' if r["auto"] else "",
+                         escape(c), a, s, r["sp_lo"], r["sp_hi"], r["j_max"], b["j_max"]))
+            cx = x + bw / 2
+            e.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black"/>' % (
+                cx, cx, y(r["sp_lo"]), y(r["sp_hi"])))
+            for v in (r["sp_lo"], r["sp_hi"]):
+                e.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black"/>' % (
+                    cx - 4, cx + 4, y(v), y(v)))
+            if r.get("predicted"):
+                e.append('<path d="M %.1f %.1f l 5 -5 l 5 5 l -5 5 z" fill="white" stroke="black"/>' % (
+                    cx - 5, y(r["predicted"])))
+            e.append('<text x="%.1f" y="%.1f" font-size="10" text-anchor="middle">%.2f</text>' % (
+                cx, y(max(s, r["sp_hi"], r.get("predicted") or 0)) - 8, s))
+        e.append('<text x="%.1f" y="%d" text-anchor="middle" font-weight="bold">%s</text>' % (
+            left + (i + 0.5) * gw, top + ph + 20, escape(c)))
+        e.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">%s nodes, %s ranks</text>' % (
+            left + (i + 0.5) * gw, top + ph + 36, b["nodes"], b["ranks"]))
+        e.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">blocked %.0f ms, J_max %d</text>' % (
+            left + (i + 0.5) * gw, top + ph + 52, b["median"] or 0, b["j_max"]))
+    lx, ly = left + pw + 10, top + 10
+    for k, a in enumerate(bars):
+        e.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (lx, ly + 18 * k, COLOURS[a]))
+        e.append('<text x="%d" y="%d">%s</text>' % (lx + 18, ly + 18 * k + 10, a))
+    ly += 18 * len(bars) + 10
+    e.append('<rect x="%d" y="%d" width="12" height="12" fill="white" stroke="black" stroke-width="2"/>' % (lx, ly))
+    e.append('<text x="%d" y="%d">construction auto chose</text>' % (lx + 18, ly + 10))
+    e.append('<path d="M %d %d l 6 -6 l 6 6 l -6 6 z" fill="white" stroke="black"/>' % (lx, ly + 30))
+    e.append('<text x="%d" y="%d">J_max(blocked)/J_max</text>' % (lx + 18, ly + 34))
+    e.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="black"/>' % (lx + 6, lx + 6, ly + 46, ly + 60))
+    e.append('<text x="%d" y="%d">min-max range</text>' % (lx + 18, ly + 57))
+    e.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="black" stroke-dasharray="4,3"/>' % (
+        lx, lx + 12, ly + 76, ly + 76))
+    e.append('<text x="%d" y="%d">blocked (1.0x)</text>' % (lx + 18, ly + 80))
+    e.append('<text x="%d" y="%d" font-size="10" fill="#444">bars: median speedup over the repetitions</text>' % (
+        left, H - 12))
+    e.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(e) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--plans", required=True)
+    ap.add_argument("--runs", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--note", default="")
+    a = ap.parse_args()
+    plans, runs = read_tsv(a.plans), read_tsv(a.runs)
+    for need, rows_, name in ((("case", "alg", "j_sum", "j_max", "runner", "auto"), plans, a.plans),
+                              (("case", "runner", "rep", "median_us"), runs, a.runs)):
+        if rows_ and any(k not in rows_[0] for k in need):
+            sys.exit("report.py: %s: missing columns, need %s" % (name, ", ".join(need)))
+    if not plans:
+        sys.exit("report.py: %s has no plans" % a.plans)
+    os.makedirs(a.out, exist_ok=True)
+    cases, rows = summarise(plans, runs)
+    lines = table(cases, rows, a.note)
+    v, ok = verdict(cases, rows)
+    lines += v
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    with open(os.path.join(a.out, "payoff.txt"), "w") as f:
+        f.write(text)
+    svg(cases, rows, a.note, os.path.join(a.out, "payoff.svg"))
+    for src, dst in ((a.plans, "plans.tsv"), (a.runs, "runs.tsv")):
+        if os.path.abspath(src) != os.path.abspath(os.path.join(a.out, dst)):
+            shutil.copyfile(src, os.path.join(a.out, dst))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# The payoff, measured: the halo exchange (MPI_Neighbor_alltoall) on a real
+# Slurm whose nodes sit behind rate-shaped links, placed blocked and by each
+# algorithm, several times each.  Prints and writes a table (J_sum, J_max,
+# median time per iteration, speedup over blocked, min-max spread) and an
+# SVG bar chart of the speedups.
+#
+#   make bench-payoff              (from the build directory), or
+#   contrib/bench/payoff/run.sh    (as root)
+#
+# Every run is launched as a user would launch it: the planned placements
+# by `salloc -N.. -n.. srun --stencil-map=SPEC` (the SPANK plugin plans, the
+# spec names the algorithm), blocked by a plain `srun` without the option,
+# i.e. Slurm's own default block distribution; the halo then gets the grid
+# and stencil as arguments.  Each run must report the planned count of
+# inter-node messages, so a run that was not the placement it stands for
+# fails the bench.
+#
+# Builds and installs the tree into its own prefix, brings up the
+# minicluster in netns mode once per node configuration, and always brings
+# it down again (daemons and leftover tasks by pid, links and namespaces by
+# the names it recorded).  Bounded: no run starts after PAYOFF_BUDGET
+# seconds, and no run may last past PAYOFF_LIMIT.
+#
+# env: PAYOFF_RATE (200mbit: each node's link, both directions),
+#      PAYOFF_DELAY (0; needs netem), PAYOFF_REPS (3), PAYOFF_ITERS (8),
+#      PAYOFF_WARMUP (2), PAYOFF_BYTES (262144 per neighbour),
+#      PAYOFF_CASES (regex on case names, default all of cases.txt),
+#      PAYOFF_BUDGET (720 s: no new run starts after that),
+#      PAYOFF_LIMIT (840 s: a run still going then is stopped),
+#      PAYOFF_OUT (results/ beside this script), PAYOFF_PREFIX
+#      (/var/lib/smc-payoff-prefix), PAYOFF_BUILD_ROOT
+#      (/var/lib/smc-payoff-build), PAYOFF_WORK (/var/lib/smc-payoff-work),
+#      PAYOFF_SKIP_BUILD=1 to reuse the install, MINICLUSTER_DIR
+#      (/var/lib/smc-payoff), MINICLUSTER_PORT_BASE (30800).
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../../.." && pwd)
+export MINICLUSTER_DIR=${MINICLUSTER_DIR:-/var/lib/smc-payoff}
+export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-30800}
+export MINICLUSTER_NET=netns
+export MINICLUSTER_RATE=${PAYOFF_RATE:-200mbit}
+export MINICLUSTER_DELAY=${PAYOFF_DELAY:-0}
+PREFIX=${PAYOFF_PREFIX:-/var/lib/smc-payoff-prefix}
+ROOT=${PAYOFF_BUILD_ROOT:-/var/lib/smc-payoff-build}
+WORK=${PAYOFF_WORK:-/var/lib/smc-payoff-work}
+OUT=${PAYOFF_OUT:-$HERE/results}
+REPS=${PAYOFF_REPS:-3}
+ITERS=${PAYOFF_ITERS:-8}
+WARMUP=${PAYOFF_WARMUP:-2}
+BYTES=${PAYOFF_BYTES:-262144}
+BUDGET=${PAYOFF_BUDGET:-720}
+LIMIT=${PAYOFF_LIMIT:-840}
+MC=$TOP/contrib/minicluster/minicluster
+SM=$PREFIX/bin/stencil-map
+HALO=$PREFIX/libexec/stencilmap/halo
+SO=$PREFIX/lib/slurm/stencil_map.so
+# auto right after blocked: it is what a user would ask for, so the
+# construction it picks is run through auto's own spec (same placement)
+ALGS="blocked auto hyperplane strips kdtree nodecart bisect"
+
+die() { echo "payoff: $*" >&2; exit 1; }
+case "$PREFIX$ROOT$WORK$MINICLUSTER_DIR" in *"/tmp/"* | /tmp*)
+    die "PAYOFF_PREFIX, PAYOFF_BUILD_ROOT, PAYOFF_WORK and MINICLUSTER_DIR must be outside /tmp (the nodes' /tmp is private)" ;;
+esac
+[ "$(id -u)" -eq 0 ] || die "must run as root (the minicluster needs it)"
+for v in REPS ITERS BYTES BUDGET LIMIT; do
+    [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "PAYOFF_$v must be a positive integer (got '${!v}')"
+done
+[[ $WARMUP =~ ^[0-9]+$ ]] || die "PAYOFF_WARMUP must be a non-negative integer (got '$WARMUP')"
+[ "$BYTES" -ge 8 ] || die "PAYOFF_BYTES must be at least 8 (got '$BYTES')"
+[ "$LIMIT" -gt "$BUDGET" ] || die "PAYOFF_LIMIT ($LIMIT) must be more than PAYOFF_BUDGET ($BUDGET)"
+command -v python3 >/dev/null || die "python3 not found (contrib/install-deps.sh installs it)"
+
+START=$SECONDS
+mkdir -p "$WORK" "$OUT"
+# only what an earlier run wrote: WORK may be a directory with other things
+rm -rf "$WORK/runs" "$WORK"/spec-*.json "$WORK"/plan-*.json "$WORK"/plan-*.err "$WORK"/hosts-* "$WORK"/offsets-* \
+    "$WORK/plans.tsv" "$WORK/runs.tsv" "$WORK/minicluster.log"
+mkdir -p "$WORK/runs"
+
+if [ "${PAYOFF_SKIP_BUILD:-0}" != 1 ]; then
+    echo "payoff: building into $PREFIX (logs in $ROOT)"
+    "$HERE/build.sh" "$TOP" "$ROOT" "$PREFIX" || die "build failed"
+fi
+for f in "$SM" "$HALO" "$SO"; do [ -e "$f" ] || die "$f missing; run without PAYOFF_SKIP_BUILD"; done
+
+# ------------------------------------------------------------ cluster ----
+CLUSTER_UP=0
+CLUSTER_CONF=""
+cluster_down() {
+    if [ "$CLUSTER_UP" = 1 ]; then
+        "$MC" down >>"$WORK/minicluster.log" 2>&1 ||
+            echo "payoff: WARNING: minicluster down failed (see $WORK/minicluster.log)" >&2
+        CLUSTER_UP=0
+        CLUSTER_CONF=""
+    fi
+}
+trap cluster_down EXIT
+trap 'echo "payoff: interrupted" >&2; exit 130' INT TERM HUP
+
+cluster_for() { # NODES CPUS: a cluster of exactly these nodes
+    [ "$CLUSTER_CONF" = "$1/$2" ] && return 0
+    cluster_down
+    CLUSTER_UP=1 # first: a half-started cluster is brought down too
+    echo "payoff: minicluster up: $1 nodes, cpus $2, links $MINICLUSTER_RATE (delay $MINICLUSTER_DELAY)"
+    if ! MINICLUSTER_NODES=$1 MINICLUSTER_CPUS=$2 "$MC" up >>"$WORK/minicluster.log" 2>&1; then
+        tail -40 "$WORK/minicluster.log" >&2
+        die "the minicluster did not start"
+    fi
+    echo "required $SO" >"$MINICLUSTER_DIR/etc/plugstack.conf"
+    CLUSTER_CONF="$1/$2"
+}
+
+eval "$(MINICLUSTER_NET=netns "$MC" env)"
+# Oversubscribed ranks must yield, or a spinning rank starves the one
+# whose data it waits for.
+export OMPI_MCA_mpi_yield_when_idle=1
+export STENCILMAP_SPECS_DIR=$PREFIX/share/stencilmap/specs
+unset SLURM_HOSTFILE $(env | sed -n 's/^\(STENCIL_MAP_[A-Z_]*\)=.*/\1/p')
+
+# ------------------------------------------------------------ plans ------
+# plans.tsv: case alg j_sum j_max runner (the algorithm whose identical
+# placement is run for it, "-" if infeasible) auto (1 on the construction
+# auto picks)
+printf 'case\talg\tj_sum\tj_max\trunner\tauto\tnodes\tranks\tcpus\n' >"$WORK/plans.tsv"
+CASES=()
+while read -r name dims stencil nodes cpus; do
+    [[ -z $name || $name == \#* ]] && continue
+    [[ $name =~ ${PAYOFF_CASES:-.} ]] || continue
+    CASES+=("$name $dims $stencil $nodes $cpus")
+done <"$HERE/cases.txt"
+[ "${#CASES[@]}" -gt 0 ] || die "no case of cases.txt matches PAYOFF_CASES='${PAYOFF_CASES:-}'"
+
+spec_of() { # CASE ALG -> path of its JSON spec
+    echo "$WORK/spec-$1-$2.json"
+}
+
+# The halo's --stencil for a named stencil: the offsets of the installed
+# spec file the plugin reads, in its order ("1,0;-1,0;0,1;0,-1").
+offsets_of() { # STENCIL
+    python3 - "$STENCILMAP_SPECS_DIR/$1.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(";".join(",".join(str(c) for c in o) for o in d["offsets"]))
+EOF
+}
+
+for c in "${CASES[@]}"; do
+    read -r name dims stencil nodes cpus <<<"$c"
+    ranks=$(awk -v n="$nodes" -v c="$cpus" 'BEGIN { k = split(c, a, ","); s = 0;
+        for (i = 1; i <= n; i++) s += (k == 1 ? a[1] : a[i]); print s }')
+    p=1
+    for d in ${dims//,/ }; do p=$((p * d)); done
+    [ "$p" -eq "$ranks" ] || die "case $name: grid $dims has $p ranks, the nodes $ranks slots"
+    offsets_of "$stencil" >"$WORK/offsets-$name" ||
+        die "case $name: no offsets for stencil '$stencil' in $STENCILMAP_SPECS_DIR"
+    printf '{"grid": {"dims": [%s]}, "stencil": "%s", "algorithm": "auto"}\n' "$dims" "$stencil" \
+        >"$(spec_of "$name" auto)"
+    chosen=$("$SM" plan "$(spec_of "$name" auto)" --nodes "node[1-$nodes]" --slots "$cpus" --json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["algorithm"])') ||
+        die "case $name: stencil-map plan auto failed"
+    for alg in $ALGS; do
+        spec=$(spec_of "$name" "$alg")
+        printf '{"grid": {"dims": [%s]}, "stencil": "%s", "algorithm": "%s"}\n' "$dims" "$stencil" "$alg" >"$spec"
+        "$SM" plan "$spec" --nodes "node[1-$nodes]" --slots "$cpus" --json \
+            --hostfile "$WORK/hosts-$name-$alg" >"$WORK/plan-$name-$alg.json" 2>"$WORK/plan-$name-$alg.err"
+        rc=$?
+        if [ $rc -eq 3 ]; then # infeasible (nodecart on unequal nodes): shown as n/a
+            printf '%s\t%s\t-\t-\t-\t0\t%s\t%s\t%s\n' "$name" "$alg" "$nodes" "$ranks" "$cpus" >>"$WORK/plans.tsv"
+            continue
+        fi
+        [ $rc -eq 0 ] || die "case $name: stencil-map plan $alg failed: $(cat "$WORK/plan-$name-$alg.err")"
+        # one run serves every algorithm that yields the same placement
+        runner=$alg
+        for prev in $ALGS; do
+            [ "$prev" = "$alg" ] && break
+            if [ -e "$WORK/hosts-$name-$prev" ] && cmp -s "$WORK/hosts-$name-$prev" "$WORK/hosts-$name-$alg"; then
+                runner=$prev
+                break
+            fi
+        done
+        python3 - "$WORK/plan-$name-$alg.json" "$name" "$alg" "$runner" "$([ "$alg" = "$chosen" ] && echo 1 || echo 0)" \
+            "$nodes" "$ranks" "$cpus" >>"$WORK/plans.tsv" <<'EOF' || die "case $name: bad plan JSON for $alg"
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("\t".join([sys.argv[2], sys.argv[3], str(d["j_sum"]), str(d["j_max"])] + sys.argv[4:]))
+EOF
+    done
+done
+echo "payoff: plans (auto's choice marked 1):"
+column -t -s $'\t' "$WORK/plans.tsv" | sed 's/^/  /'
+
+# ------------------------------------------------------------ runs -------
+# runs.tsv: case runner rep median_us min_us max_us wall_s
+printf 'case\trunner\trep\tmedian_us\tmin_us\tmax_us\twall_s\n' >"$WORK/runs.tsv"
+FAILED_RUNS=0
+OVER_BUDGET=0
+
+run_one() { # CASE RUNNER REP NODES RANKS JSUM DIMS
+    local name=$1 alg=$2 rep=$3 nodes=$4 ranks=$5 jsum=$6 dims=$7
+    local log=$WORK/runs/$name-$alg-$rep.log t0=$SECONDS rc line limit
+    local -a how
+    if [ "$alg" = blocked ]; then
+        # what Slurm does without the plugin's option: block distribution
+        how=(srun --kill-on-bad-exit=1 --mpi=pmix "$HALO" --dims "$dims" --stencil "$(cat "$WORK/offsets-$name")")
+    else
+        how=(srun --kill-on-bad-exit=1 --mpi=pmix --stencil-map="$(spec_of "$name" "$alg")" "$HALO")
+    fi
+    # never past the limit: the whole bench stays within its time
+    limit=$((LIMIT - (SECONDS - START)))
+    [ "$limit" -gt 240 ] && limit=240
+    [ "$limit" -lt 10 ] && limit=10
+    echo "+ salloc -Q -N $nodes -n $ranks ${how[*]} -i $ITERS -w $WARMUP -s $BYTES" >"$log"
+    timeout "$limit" salloc -Q -N "$nodes" -n "$ranks" --time=4 \
+        "${how[@]}" -i "$ITERS" -w "$WARMUP" -s "$BYTES" >>"$log" 2>&1
+    rc=$?
+    # the run must be the placement we planned: all ranks checked their
+    # halos, on every node, with the plan's inter-node message count
+    if [ $rc -ne 0 ] || ! grep -q 'halo check ok' "$log" ||
+        ! grep -q "^halo: $ranks ranks on $nodes nodes, .*, $jsum inter-node messages per iteration" "$log"; then
+        echo "payoff: FAILED run $name $alg rep $rep (exit $rc), log $log:" >&2
+        tail -15 "$log" | sed 's/^/    | /' >&2
+        FAILED_RUNS=$((FAILED_RUNS + 1))
+        return 1
+    fi
+    line=$(grep 'time per iteration median' "$log")
+    [[ $line =~ median\ ([0-9.]+)\ us,\ min\ ([0-9.]+)\ us,\ max\ ([0-9.]+)\ us ]] ||
+        { echo "payoff: no timing in $log" >&2; FAILED_RUNS=$((FAILED_RUNS + 1)); return 1; }
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$alg" "$rep" "${BASH_REMATCH[1]}" \
+        "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" "$((SECONDS - t0))" >>"$WORK/runs.tsv"
+    printf '  %-20s %-11s rep %d: median %8.1f ms per iteration (%ds)\n' "$name" "$alg" "$rep" \
+        "$(awk -v u="${BASH_REMATCH[1]}" 'BEGIN { print u / 1000 }')" "$((SECONDS - t0))"
+}
+
+for c in "${CASES[@]}"; do
+    read -r name dims stencil nodes cpus <<<"$c"
+    # the distinct placements of this case, each with its J_sum
+    mapfile -t runners < <(awk -F'\t' -v c="$name" '$1 == c && $5 == $2 { print $2 " " $3 }' "$WORK/plans.tsv")
+    ranks=$(awk -F'\t' -v c="$name" '$1 == c { print $8; exit }' "$WORK/plans.tsv")
+    if [ $((SECONDS - START)) -ge "$BUDGET" ]; then OVER_BUDGET=1; break; fi
+    cluster_for "$nodes" "$cpus"
+    for ((rep = 1; rep <= REPS; rep++)); do
+        # rotate the order each repetition: drift hits every placement alike
+        nr=${#runners[@]}
+        for ((k = 0; k < nr; k++)); do
+            if [ $((SECONDS - START)) -ge "$BUDGET" ]; then OVER_BUDGET=1; break 3; fi
+            read -r alg jsum <<<"${runners[$(((k + rep - 1) % nr))]}"
+            run_one "$name" "$alg" "$rep" "$nodes" "$ranks" "$jsum" "$dims"
+        done
+    done
+done
+cluster_down
+
+# ------------------------------------------------------------ report -----
+python3 "$HERE/report.py" --plans "$WORK/plans.tsv" --runs "$WORK/runs.tsv" --out "$OUT" \
+    --note "links $MINICLUSTER_RATE per node and direction (tbf$([ "$MINICLUSTER_DELAY" != 0 ] && echo "/netem, delay $MINICLUSTER_DELAY")), $BYTES B per neighbour, $ITERS iterations + $WARMUP warm-up, $REPS repetitions" ||
+    die "report failed"
+echo "payoff: $((SECONDS - START)) s in all; table $OUT/payoff.txt, chart $OUT/payoff.svg, raw data $OUT/runs.tsv"
+[ "$OVER_BUDGET" = 0 ] || echo "payoff: WARNING: stopped at the ${BUDGET}s budget; some runs are missing" >&2
+[ "$FAILED_RUNS" -eq 0 ] || { echo "payoff: $FAILED_RUNS runs failed" >&2; exit 1; }
+[ "$OVER_BUDGET" = 0 ]

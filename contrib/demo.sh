@@ -5,6 +5,7 @@
 # both.  See contrib/demo/README.md.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+die() { echo "demo: $*" >&2; exit 1; }
 
 "$top/contrib/install-deps.sh"
 "$top/contrib/build.sh"
@@ -15,7 +16,7 @@ export MINICLUSTER_NODES=4
 export MINICLUSTER_CPUS=16,16,10,6
 mc="$top/contrib/minicluster/minicluster"
 plugin=$(sed -n 's/^slurm_plugindir = //p' "${STENCILMAP_BUILD_DIR:-$top/_build}/spank_plugin/Makefile")/stencil_map.so
-[ -f "$plugin" ] || { echo "demo: plugin not installed at $plugin" >&2; exit 1; }
+[ -f "$plugin" ] || die "plugin not installed at $plugin"
 
 work="$MINICLUSTER_DIR/demo"   # outside /tmp: every node must see it
 mkdir -p "$work"
@@ -62,16 +63,15 @@ echo "first ranks (rank, node it ran on, grid coordinates):"
 head -n 8 "$work/placed.ranks" | sed 's/^/  /'
 
 halo="/usr/local/libexec/stencilmap/halo"
-verify=$(command -v stencil-map-verify || true)
-if [ -x "$halo" ] && [ -n "$verify" ]; then
-    echo
-    echo "== in the job: stencil-map-verify and an MPI halo exchange (MPI_Neighbor_alltoall)"
-    alloc srun --mpi=pmix --stencil-map="$spec" "$verify"
-    for placement in none "$spec"; do
-        echo "-- --stencil-map=$(basename "$placement")"
-        alloc srun --mpi=pmix --stencil-map="$placement" "$halo" --iterations 50 --bytes 65536
-    done
-fi
+verify=$(command -v stencil-map-verify) || die "stencil-map-verify is not installed"
+[ -x "$halo" ] || die "$halo is not installed"
+echo
+echo "== in the job: stencil-map-verify and an MPI halo exchange (MPI_Neighbor_alltoall)"
+alloc srun --mpi=pmix --stencil-map="$spec" "$verify"
+for placement in none "$spec"; do
+    echo "-- --stencil-map=$(basename "$placement")"
+    alloc srun --mpi=pmix --stencil-map="$placement" "$halo" --iters 50 --size 65536
+done
 
 echo
 echo "audit records written: $(find "$MINICLUSTER_DIR/records" -name '*.json' | wc -l) in $MINICLUSTER_DIR/records"

@@ -73,6 +73,10 @@ typedef struct {
     smp_stencil stencil;
     bool have_stencil;
     int64_t j_sum, j_max, blocked_j_sum, blocked_j_max;
+    /* bind=socket steps: inter-socket edges of the split and of the naive
+     * one (consecutive ranks per socket), as the plugin computed them */
+    bool bound;
+    int64_t socket_j_sum, socket_j_max, naive_socket_j_sum, naive_socket_j_max;
     int32_t *node_of_rank; /* placement as indices into nodes, -1 for unknown names */
     int64_t placement_count;
     audit_verify verify;

@@ -166,6 +166,14 @@ static void check_figures(const audit_record *rec, json_t *res)
     if (sc.j_max != rec->j_max)
         problem(res, "inconsistent", "j_max is %lld in the record, %lld from its placement",
                 (long long)rec->j_max, (long long)sc.j_max);
+    /* the plugin keeps the naive split where its own would cut more */
+    if (rec->bound && (rec->socket_j_sum > rec->naive_socket_j_sum ||
+                       rec->socket_j_max > rec->socket_j_sum))
+        problem(res, "inconsistent",
+                "j_socket_sum %lld, j_socket_max %lld: worse than the naive split's %lld, or a "
+                "maximum above the total",
+                (long long)rec->socket_j_sum, (long long)rec->socket_j_max,
+                (long long)rec->naive_socket_j_sum);
     smp_placement bl = {0};
     if (smp_plan(&rec->grid, &rec->stencil, rec->nodes.slots, rec->nodes.count, SMP_ALG_BLOCKED,
                  &bl, &err)) {
@@ -434,6 +442,12 @@ static void set_placed(json_t *res, const audit_record *rec)
     json_object_set_new(res, "planned", pair(rec->j_sum, rec->j_max));
     json_object_set_new(res, "blocked", pair(rec->blocked_j_sum, rec->blocked_j_max));
     json_object_set_new(res, "saved", json_integer(rec->blocked_j_sum - rec->j_sum));
+    if (rec->bound)
+        json_object_set_new(res, "sockets",
+                            json_pack("{s:O,s:o,s:o}", "per_node",
+                                      json_object_get(rec->json, "sockets"), "planned",
+                                      pair(rec->socket_j_sum, rec->socket_j_max), "naive",
+                                      pair(rec->naive_socket_j_sum, rec->naive_socket_j_max)));
 }
 
 bool audit_plugin_stopped(const audit_record *rec)

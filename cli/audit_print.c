@@ -102,6 +102,11 @@ static void print_figures(FILE *out, json_t *r)
         fprintf(out, ": the placement cuts %lld fewer inter-node edges (%.0f%%)", bs - js,
                 100.0 * (double)(bs - js) / (double)bs);
     fputc('\n', out);
+    json_t *so = json_object_get(r, "sockets");
+    if (so)
+        fprintf(out, LABEL "inter-socket J_sum %lld, J_max %lld; the naive split %lld, %lld\n",
+                "sockets", num(so, "planned", "j_sum"), num(so, "planned", "j_max"),
+                num(so, "naive", "j_sum"), num(so, "naive", "j_max"));
     json_t *rs = json_object_get(r, "rescored");
     if (rs) {
         json_t *b = json_object_get(rs, "blocked");

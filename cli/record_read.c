@@ -361,6 +361,31 @@ static int parse_launch(json_t *j, audit_record *rec, char *err, size_t n)
                : 0;
 }
 
+/* optional: only steps the plugin bound to sockets carry these */
+static int parse_sockets(json_t *j, audit_record *rec, char *err, size_t n)
+{
+    json_t *b = json_object_get(j, "bind");
+    if (!b)
+        return 0;
+    if (!json_is_string(b) || strcmp(json_string_value(b), "socket"))
+        return bad(err, n, "bind: must be \"socket\" where present");
+    rec->bound = true;
+    json_t *per = json_object_get(j, "sockets");
+    if (!json_is_array(per) || (int)json_array_size(per) != rec->nodes.count)
+        return bad(err, n, "sockets: must be a list with one count per node (%d)",
+                   rec->nodes.count);
+    for (size_t i = 0; i < json_array_size(per); i++)
+        if (!json_is_integer(json_array_get(per, i)) ||
+            json_integer_value(json_array_get(per, i)) < 1)
+            return bad(err, n, "sockets[%zu]: must be a positive integer", i);
+    return get_int(j, "", "j_socket_sum", false, &rec->socket_j_sum, err, n) ||
+                   get_int(j, "", "j_socket_max", false, &rec->socket_j_max, err, n) ||
+                   get_int(j, "", "naive_j_socket_sum", false, &rec->naive_socket_j_sum, err, n) ||
+                   get_int(j, "", "naive_j_socket_max", false, &rec->naive_socket_j_max, err, n)
+               ? -1
+               : 0;
+}
+
 static int parse(json_t *j, audit_record *rec, char *err, size_t n)
 {
     if (get_int(j, "", "job_id", false, &rec->job_id, err, n) ||
@@ -400,7 +425,8 @@ static int parse(json_t *j, audit_record *rec, char *err, size_t n)
         get_int(j, "", "j_sum", false, &rec->j_sum, err, n) ||
         get_int(j, "", "j_max", false, &rec->j_max, err, n) ||
         get_int(j, "", "blocked_j_sum", false, &rec->blocked_j_sum, err, n) ||
-        get_int(j, "", "blocked_j_max", false, &rec->blocked_j_max, err, n))
+        get_int(j, "", "blocked_j_max", false, &rec->blocked_j_max, err, n) ||
+        parse_sockets(j, rec, err, n))
         return -1;
     if (parse_grid(j, rec, err, n) || parse_stencil(j, rec, err, n))
         return -1;

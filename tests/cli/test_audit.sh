@@ -465,5 +465,25 @@ PY
 run 3 svg-fallback 13.0 --record-dir "$FIX" --no-slurm --svg "$work/fb.svg"
 has svg-fallback "the record holds no placement to draw"
 
+# ---- a step bound to sockets (bind=socket): 19.0 in audit-records-sockets --
+SOCK=${srcdir:-.}/cli/audit-records-sockets
+run 0 sockets 19.0 --record-dir "$SOCK" --no-slurm
+has sockets "inter-socket J_sum 8, J_max 2; the naive split 16, 4"
+run 0 sockets-json 19.0 --record-dir "$SOCK" --no-slurm --json
+py sockets-json 'd["steps"][0]["sockets"] == {"per_node": [2, 2], "planned": {"j_sum": 8, "j_max": 2}, "naive": {"j_sum": 16, "j_max": 4}}'
+mkdir -p "$work/sk/root"
+cp "$SOCK/root/19.0.json" "$work/sk/root/"
+edit "$work/sk/root/19.0.json" 'd["j_socket_sum"] = 17'
+run 1 sockets-worse-than-naive 19.0 --record-dir "$work/sk" --no-slurm
+has sockets-worse-than-naive "worse than the naive split's 16"
+cp "$SOCK/root/19.0.json" "$work/sk/root/"
+edit "$work/sk/root/19.0.json" 'd["sockets"] = [2]'
+run 4 sockets-per-node 19.0 --record-dir "$work/sk" --no-slurm
+has sockets-per-node "sockets: must be a list with one count per node (2)"
+cp "$SOCK/root/19.0.json" "$work/sk/root/"
+edit "$work/sk/root/19.0.json" 'd["bind"] = "core"'
+run 4 sockets-bind-core 19.0 --record-dir "$work/sk" --no-slurm
+has sockets-bind-core 'bind: must be "socket" where present'
+
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

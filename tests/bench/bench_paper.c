@@ -209,6 +209,84 @@ static struct big_result big_run(const char *self, const char *name)
     return r;
 }
 
+/* ---- two levels ----------------------------------------------------------- */
+/* auto's placement of every instance, each node's ranks then split over S
+ * sockets by smp_plan_sockets and by the naive split (consecutive ranks);
+ * the split must keep every socket's share exactly and never lose to the
+ * naive one. */
+static void sockets_section(void)
+{
+    static const int socket_counts[] = {2, 4};
+    smp_error err;
+    printf("\nTwo levels: auto's placement, then each node's ranks split over S sockets\n");
+    printf("%-10s %2s %6s %18s %14s %14s\n", "stencil", "S", "inst", "med split/naive", "better",
+           "worse");
+    for (size_t si = 0; si < sizeof(socket_counts) / sizeof(socket_counts[0]); si++) {
+        int S = socket_counts[si];
+        for (int f = 0; f < 3; f++) {
+            static double ratio[MAX_INST];
+            int ninst = 0, better = 0, worse = 0, unsound = 0;
+            for (int N = 10; N <= 31; N += 3)
+                for (int n = 10; n <= 32; n = (n == 31 ? 32 : n + 3)) {
+                    for (int d = 2; d <= 3; d++) {
+                        smp_grid grid;
+                        smp_stencil st;
+                        int64_t dims[SMP_MAX_DIMS];
+                        if (smp_dims_create((int64_t)N * n, d, dims, &err) ||
+                            smp_grid_init(&grid, d, dims, NULL, &err) ||
+                            smp_stencil_family(&st, families[f], d, &err))
+                            die(&err);
+                        int32_t *slots = malloc(sizeof(int32_t) * (size_t)N);
+                        int32_t *sockets = malloc(sizeof(int32_t) * (size_t)N);
+                        int32_t *split = malloc(sizeof(int32_t) * (size_t)grid.size);
+                        int32_t *naive = malloc(sizeof(int32_t) * (size_t)grid.size);
+                        int64_t *count = calloc((size_t)N * S, sizeof(int64_t));
+                        if (!slots || !sockets || !split || !naive || !count) {
+                            fprintf(stderr, "bench_paper: out of memory\n");
+                            exit(1);
+                        }
+                        for (int i = 0; i < N; i++) {
+                            slots[i] = n;
+                            sockets[i] = S;
+                        }
+                        smp_placement pl;
+                        smp_socket_score sp, sn;
+                        if (smp_plan(&grid, &st, slots, N, SMP_ALG_AUTO, &pl, &err) ||
+                            smp_plan_sockets(&grid, &st, pl.node_of_rank, N, sockets, split, &sp,
+                                             &err) ||
+                            smp_sockets_naive(&grid, pl.node_of_rank, N, sockets, naive, &err) ||
+                            smp_socket_score_compute(&grid, &st, pl.node_of_rank, N, sockets, naive,
+                                                     &sn, &err))
+                            die(&err);
+                        for (int64_t r = 0; r < grid.size; r++)
+                            count[(int64_t)pl.node_of_rank[r] * S + split[r]]++;
+                        for (int i = 0; i < N; i++)
+                            for (int k = 0; k < S; k++)
+                                unsound += count[(int64_t)i * S + k] != smp_socket_share(n, S, k);
+                        ratio[ninst++] = sn.j_sum ? (double)sp.j_sum / (double)sn.j_sum : 1;
+                        better += sp.j_sum < sn.j_sum;
+                        worse += sp.j_sum > sn.j_sum;
+                        smp_placement_free(&pl);
+                        smp_stencil_free(&st);
+                        free(slots);
+                        free(sockets);
+                        free(split);
+                        free(naive);
+                        free(count);
+                    }
+                    if (n == 32)
+                        break;
+                }
+            printf("%-10s %2d %6d %18.3f %10d/%d %10d/%d\n", families[f], S, ninst,
+                   median(ratio, ninst), better, ninst, worse, ninst);
+            bar(worse == 0 && unsound == 0,
+                "%s, %d sockets: split never worse than the naive one (%d worse) and every share "
+                "exact (%d not)",
+                families[f], S, worse, unsound);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--big"))
@@ -375,6 +453,7 @@ int main(int argc, char **argv)
     bar(unsound == 0,
         "placements with a share not kept exactly or a score the scorer does not reproduce: %d (must be 0)",
         unsound);
+    sockets_section();
     if (check) {
         printf("%d passed, %d failed\n", bars_checked - bars_missed, bars_missed);
         return bars_missed ? 1 : 0;

@@ -47,9 +47,9 @@ run_suite() {
 
 run_suite unit make -C "$build" check
 # the suites that start their own minicluster (netns: nodes behind shaped
-# links), then the sanitized rerun and a short bounded fuzzing of the
-# parsers and the planning path
-for suite in integration injob audit reliability netns sanitize; do
+# links; demo: the README's main-job command), then the sanitized rerun and
+# a short bounded fuzzing of the parsers and the planning path
+for suite in integration injob audit reliability netns demo sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
     run_suite "$suite" "$top/tests/$suite/run.sh"
 done

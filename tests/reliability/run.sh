@@ -395,6 +395,45 @@ SH
 # plugin's cost.  (Slurm's default distribution is not the baseline: with
 # it, 22.05.8's slurmd died of heap corruption in several such batches, with
 # or without this plugin.)
+# slurmd 22.05.8 aborts now and then under these bursts ("double free or
+# corruption", "unaligned tcache chunk"), with or without this plugin (also
+# in the baseline batches, which do not load it).  Lines of glibc's heap
+# checks in the slurmds' output:
+slurmd_heap_aborts() {
+    cat "$MINICLUSTER_DIR"/log/slurmd-node*.out 2>/dev/null |
+        grep -c -E 'double free|corrupt|tcache|free\(\): invalid|malloc\(\)' || true
+}
+
+# load_batch MODE: the 4 allocations of one batch at once; sets wall (ms).
+# A batch in which some step failed while a slurmd died of that heap
+# corruption is run once more on a restarted cluster, and says so; a step
+# failing for any other reason, or twice, fails the test.
+load_batch() {
+    local mode=$1 spec attempt a aborts t0 n_ok
+    spec=$([ "$mode" = placed ] && echo auto:2d:5pt || echo none)
+    for attempt in 1 2; do
+        rm -f load/"$mode".* load/salloc."$mode".*
+        aborts=$(slurmd_heap_aborts)
+        t0=$(date +%s%N)
+        for a in 1 2 3 4; do
+            mc env MODE="$mode" SPEC="$spec" salloc -N4 --ntasks-per-node=16 ./steps.sh \
+                >"load/salloc.$mode.$a.out" 2>&1 &
+        done
+        wait
+        wall=$((($(date +%s%N) - t0) / 1000000))
+        n_ok=$(cat load/"$mode".*.time 2>/dev/null | awk '$1 == 0' | wc -l)
+        [ "$n_ok" -eq "$STEPS" ] && return 0
+        if [ "$attempt" = 1 ] && [ "$(slurmd_heap_aborts)" -gt "$aborts" ]; then
+            echo "note: $mode batch: $n_ok of $STEPS steps ran; a slurmd died of Slurm 22.05.8's heap corruption:"
+            grep -h -E 'double free|corrupt|tcache|free\(\): invalid|malloc\(\)' "$MINICLUSTER_DIR"/log/slurmd-node*.out | sort | uniq -c | sed 's/^ */note:   /'
+            echo "note: cluster restarted, $mode batch run again"
+            cluster_up 16 16
+            continue
+        fi
+        return 0 # the caller's checks report what failed
+    done
+}
+
 t_load_steps() {
     local per=$((STEPS / 4)) a
     cat >steps.sh <<SH
@@ -416,15 +455,9 @@ SH
     chmod +x steps.sh
     rm -rf load
     mkdir load
-    local mode spec t0 wall_placed wall_none=0
+    local mode wall wall_placed wall_none=0
     for mode in hostfile placed hostfile2; do
-        spec=$([ $mode = placed ] && echo auto:2d:5pt || echo none)
-        t0=$(date +%s%N)
-        for a in 1 2 3 4; do
-            mc env MODE=$mode SPEC=$spec salloc -N4 --ntasks-per-node=16 ./steps.sh >"load/salloc.$mode.$a.out" 2>&1 &
-        done
-        wait
-        local wall=$((($(date +%s%N) - t0) / 1000000))
+        load_batch $mode || return 1
         [ $mode = placed ] && wall_placed=$wall || wall_none=$((wall_none + wall / 2))
     done
     local n_ok bad
@@ -565,7 +598,7 @@ echo "== load: 16 nodes x 16 CPUs"
 cluster_up 16 16
 run_test l-concurrent-steps t_load_steps
 run_test l-concurrent-sbatch t_load_sbatch
-grep -h '^  \|^load:' "$WORK/logs/l-concurrent-steps.log" "$WORK/logs/l-concurrent-sbatch.log" 2>/dev/null
+grep -h '^  \|^load:\|^note:' "$WORK/logs/l-concurrent-steps.log" "$WORK/logs/l-concurrent-sbatch.log" 2>/dev/null
 cluster_down
 
 suite_summary

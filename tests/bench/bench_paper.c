@@ -62,6 +62,35 @@ static void die(const smp_error *err)
 
 #define MAX_INST 200
 
+/* Paper 001's instance set: N nodes of n ranks, d dimensions. */
+struct instance {
+    int N, n, d;
+};
+
+static int paper_instances(struct instance *out)
+{
+    int k = 0;
+    for (int N = 10; N <= 31; N += 3)
+        for (int n = 10; n <= 32; n = (n == 31 ? 32 : n + 3)) {
+            for (int d = 2; d <= 3; d++)
+                out[k++] = (struct instance){N, n, d};
+            if (n == 32)
+                break;
+        }
+    return k;
+}
+
+/* The instance's grid (balanced dims, as MPI_Dims_create) and the family's
+ * stencil for its dimension. */
+static void instance_setup(const struct instance *in, const char *family, int64_t *dims,
+                           smp_grid *grid, smp_stencil *st)
+{
+    smp_error err;
+    if (smp_dims_create((int64_t)in->N * in->n, in->d, dims, &err) ||
+        smp_grid_init(grid, in->d, dims, NULL, &err) || smp_stencil_family(st, family, in->d, &err))
+        die(&err);
+}
+
 /* Issue 1's bars for Hyperplane's median J_sum/blocked, per family. */
 static const double hyperplane_bar[3] = {0.70, 0.30, 0.50};
 /* Issue 6's Scotch medians (exact balance) on this set, per family: auto
@@ -218,6 +247,8 @@ static void sockets_section(void)
 {
     static const int socket_counts[] = {2, 4};
     smp_error err;
+    static struct instance inst[MAX_INST];
+    int ninst_all = paper_instances(inst);
     printf("\nTwo levels: auto's placement, then each node's ranks split over S sockets\n");
     printf("%-10s %2s %6s %18s %14s %14s\n", "stencil", "S", "inst", "med split/naive", "better",
            "worse");
@@ -226,57 +257,50 @@ static void sockets_section(void)
         for (int f = 0; f < 3; f++) {
             static double ratio[MAX_INST];
             int ninst = 0, better = 0, worse = 0, unsound = 0;
-            for (int N = 10; N <= 31; N += 3)
-                for (int n = 10; n <= 32; n = (n == 31 ? 32 : n + 3)) {
-                    for (int d = 2; d <= 3; d++) {
-                        smp_grid grid;
-                        smp_stencil st;
-                        int64_t dims[SMP_MAX_DIMS];
-                        if (smp_dims_create((int64_t)N * n, d, dims, &err) ||
-                            smp_grid_init(&grid, d, dims, NULL, &err) ||
-                            smp_stencil_family(&st, families[f], d, &err))
-                            die(&err);
-                        int32_t *slots = malloc(sizeof(int32_t) * (size_t)N);
-                        int32_t *sockets = malloc(sizeof(int32_t) * (size_t)N);
-                        int32_t *split = malloc(sizeof(int32_t) * (size_t)grid.size);
-                        int32_t *naive = malloc(sizeof(int32_t) * (size_t)grid.size);
-                        int64_t *count = calloc((size_t)N * S, sizeof(int64_t));
-                        if (!slots || !sockets || !split || !naive || !count) {
-                            fprintf(stderr, "bench_paper: out of memory\n");
-                            exit(1);
-                        }
-                        for (int i = 0; i < N; i++) {
-                            slots[i] = n;
-                            sockets[i] = S;
-                        }
-                        smp_placement pl;
-                        smp_socket_score sp, sn;
-                        if (smp_plan(&grid, &st, slots, N, SMP_ALG_AUTO, &pl, &err) ||
-                            smp_plan_sockets(&grid, &st, pl.node_of_rank, N, sockets, split, &sp,
-                                             &err) ||
-                            smp_sockets_naive(&grid, pl.node_of_rank, N, sockets, naive, &err) ||
-                            smp_socket_score_compute(&grid, &st, pl.node_of_rank, N, sockets, naive,
-                                                     &sn, &err))
-                            die(&err);
-                        for (int64_t r = 0; r < grid.size; r++)
-                            count[(int64_t)pl.node_of_rank[r] * S + split[r]]++;
-                        for (int i = 0; i < N; i++)
-                            for (int k = 0; k < S; k++)
-                                unsound += count[(int64_t)i * S + k] != smp_socket_share(n, S, k);
-                        ratio[ninst++] = sn.j_sum ? (double)sp.j_sum / (double)sn.j_sum : 1;
-                        better += sp.j_sum < sn.j_sum;
-                        worse += sp.j_sum > sn.j_sum;
-                        smp_placement_free(&pl);
-                        smp_stencil_free(&st);
-                        free(slots);
-                        free(sockets);
-                        free(split);
-                        free(naive);
-                        free(count);
-                    }
-                    if (n == 32)
-                        break;
+            for (int t = 0; t < ninst_all; t++) {
+                int N = inst[t].N, n = inst[t].n;
+                smp_grid grid;
+                smp_stencil st;
+                int64_t dims[SMP_MAX_DIMS];
+                instance_setup(&inst[t], families[f], dims, &grid, &st);
+                int32_t *slots = malloc(sizeof(int32_t) * (size_t)N);
+                int32_t *sockets = malloc(sizeof(int32_t) * (size_t)N);
+                int32_t *split = malloc(sizeof(int32_t) * (size_t)grid.size);
+                int32_t *naive = malloc(sizeof(int32_t) * (size_t)grid.size);
+                int64_t *count = calloc((size_t)N * S, sizeof(int64_t));
+                if (!slots || !sockets || !split || !naive || !count) {
+                    fprintf(stderr, "bench_paper: out of memory\n");
+                    exit(1);
                 }
+                for (int i = 0; i < N; i++) {
+                    slots[i] = n;
+                    sockets[i] = S;
+                }
+                smp_placement pl;
+                smp_socket_score sp, sn;
+                if (smp_plan(&grid, &st, slots, N, SMP_ALG_AUTO, &pl, &err) ||
+                    smp_plan_sockets(&grid, &st, pl.node_of_rank, N, sockets, split, &sp,
+                                     &err) ||
+                    smp_sockets_naive(&grid, pl.node_of_rank, N, sockets, naive, &err) ||
+                    smp_socket_score_compute(&grid, &st, pl.node_of_rank, N, sockets, naive,
+                                             &sn, &err))
+                    die(&err);
+                for (int64_t r = 0; r < grid.size; r++)
+                    count[(int64_t)pl.node_of_rank[r] * S + split[r]]++;
+                for (int i = 0; i < N; i++)
+                    for (int k = 0; k < S; k++)
+                        unsound += count[(int64_t)i * S + k] != smp_socket_share(n, S, k);
+                ratio[ninst++] = sn.j_sum ? (double)sp.j_sum / (double)sn.j_sum : 1;
+                better += sp.j_sum < sn.j_sum;
+                worse += sp.j_sum > sn.j_sum;
+                smp_placement_free(&pl);
+                smp_stencil_free(&st);
+                free(slots);
+                free(sockets);
+                free(split);
+                free(naive);
+                free(count);
+            }
             printf("%-10s %2d %6d %18.3f %10d/%d %10d/%d\n", families[f], S, ninst,
                    median(ratio, ninst), better, ninst, worse, ninst);
             bar(worse == 0 && unsound == 0,
@@ -295,6 +319,8 @@ int main(int argc, char **argv)
     bool scotch = HAVE_SCOTCH_COL && !check;
     smp_error err;
     int worse_auto = 0, auto_loses = 0, unsound = 0;
+    static struct instance inst[MAX_INST];
+    int ninst_all = paper_instances(inst);
 
     printf("Paper 001 instance set: N in {10,13,...,31} nodes, n in {10,13,...,31,32} ranks per node,\n"
            "d in {2,3}, grid = balanced factorisation (MPI_Dims_create) of N*n.\n");
@@ -315,97 +341,90 @@ int main(int argc, char **argv)
         int beats[NALGS + 1] = {0}, ninst = 0, scotch_exact = 0, refined = 0;
         int n2d = 0, auto_opt = 0, scotch_opt = 0, below_bound = 0;
         double scotch_cpu = 0;
-        for (int N = 10; N <= 31; N += 3)
-            for (int n = 10; n <= 32; n = (n == 31 ? 32 : n + 3)) {
-                for (int d = 2; d <= 3; d++) {
-                    smp_grid grid;
-                    smp_stencil st;
-                    int64_t dims[SMP_MAX_DIMS];
-                    if (smp_dims_create((int64_t)N * n, d, dims, &err) ||
-                        smp_grid_init(&grid, d, dims, NULL, &err) ||
-                        smp_stencil_family(&st, families[f], d, &err))
-                        die(&err);
-                    int32_t *slots = malloc(sizeof(int32_t) * (size_t)N);
-                    for (int i = 0; i < N; i++)
-                        slots[i] = n;
-                    smp_placement base;
-                    if (smp_plan(&grid, &st, slots, N, SMP_ALG_BLOCKED, &base, &err))
-                        die(&err);
-                    smp_score scs[NALGS + 1];
-                    for (int a = 0; a < NALGS; a++) {
-                        smp_placement pl;
-                        smp_status s = smp_plan(&grid, &st, slots, N, algs[a], &pl, &err);
-                        scs[a] = base.score; /* not applicable: counts as blocked */
-                        if (s == SMP_OK) {
-                            scs[a] = pl.score;
-                            if (!placement_sound(&grid, &st, slots, N, &pl))
-                                unsound++;
-                            if (algs[a] == SMP_ALG_AUTO)
-                                refined += pl.refined;
-                            smp_placement_free(&pl);
-                        } else if (s != SMP_ERR_INFEASIBLE)
-                            die(&err);
-                    }
-                    int ncols = NALGS;
-#ifdef SMP_WITH_SCOTCH
-                    if (scotch) {
-                        int32_t *map = malloc(sizeof(int32_t) * (size_t)grid.size);
-                        smp_scotch_info info;
-                        struct timespec c0, c1;
-                        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-                        if (!map || smp_scotch_map(&grid, &st, slots, N, map, &info, &err) ||
-                            smp_score_compute(&grid, &st, map, N, &scs[SCOTCH_COL], &err))
-                            die(&err);
-                        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-                        scotch_cpu += (c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) * 1e-9;
-                        scotch_exact += info.exact;
-                        free(map);
-                        ncols++;
-                    }
-#endif
-                    for (int a = 0; a < ncols; a++) {
-                        const smp_score *sc = &scs[a];
-                        rs[a][ninst] = base.score.j_sum ? (double)sc->j_sum / base.score.j_sum : 1;
-                        rm[a][ninst] = base.score.j_max ? (double)sc->j_max / base.score.j_max : 1;
-                        js[a][ninst] = sc->j_sum;
-                        beats[a] += sc->j_sum < base.score.j_sum;
-                    }
-                    if (f == 1 && d == 2) {
-                        /* 2-D component: b = dims[1] paths of a = dims[0] ranks.
-                         * Nodes and paths joined by the pieces they share form
-                         * a graph with N + b vertices; each of its connected
-                         * parts holds a multiple of lcm(a, n) ranks, so there
-                         * are at most ab/lcm parts and at least N + b - ab/lcm
-                         * pieces, i.e. N - ab/lcm cuts of two directed edges.
-                         * Cutting the concatenated paths every n ranks meets
-                         * it, so it is the optimum. */
-                        int64_t a = dims[0], b = dims[1], g = a, h = n;
-                        while (h) {
-                            int64_t t = g % h;
-                            g = h;
-                            h = t;
-                        }
-                        int64_t opt = 2 * (N - a * b / (a / g * n));
-                        n2d++;
-                        auto_opt += scs[AUTO_COL].j_sum == opt;
-                        below_bound += scs[AUTO_COL].j_sum < opt;
-                        if (scotch) {
-                            scotch_opt += scs[SCOTCH_COL].j_sum == opt;
-                            below_bound += scs[SCOTCH_COL].j_sum < opt;
-                        }
-                    }
-                    if (scs[AUTO_COL].j_sum > base.score.j_sum)
-                        worse_auto++;
-                    for (int a = 0; a < AUTO_COL; a++)
-                        auto_loses += scs[AUTO_COL].j_sum > scs[a].j_sum;
-                    smp_placement_free(&base);
-                    smp_stencil_free(&st);
-                    free(slots);
-                    ninst++;
-                }
-                if (n == 32)
-                    break;
+        for (int t = 0; t < ninst_all; t++) {
+            int N = inst[t].N, n = inst[t].n, d = inst[t].d;
+            smp_grid grid;
+            smp_stencil st;
+            int64_t dims[SMP_MAX_DIMS];
+            instance_setup(&inst[t], families[f], dims, &grid, &st);
+            int32_t *slots = malloc(sizeof(int32_t) * (size_t)N);
+            for (int i = 0; i < N; i++)
+                slots[i] = n;
+            smp_placement base;
+            if (smp_plan(&grid, &st, slots, N, SMP_ALG_BLOCKED, &base, &err))
+                die(&err);
+            smp_score scs[NALGS + 1];
+            for (int a = 0; a < NALGS; a++) {
+                smp_placement pl;
+                smp_status s = smp_plan(&grid, &st, slots, N, algs[a], &pl, &err);
+                scs[a] = base.score; /* not applicable: counts as blocked */
+                if (s == SMP_OK) {
+                    scs[a] = pl.score;
+                    if (!placement_sound(&grid, &st, slots, N, &pl))
+                        unsound++;
+                    if (algs[a] == SMP_ALG_AUTO)
+                        refined += pl.refined;
+                    smp_placement_free(&pl);
+                } else if (s != SMP_ERR_INFEASIBLE)
+                    die(&err);
             }
+            int ncols = NALGS;
+#ifdef SMP_WITH_SCOTCH
+            if (scotch) {
+                int32_t *map = malloc(sizeof(int32_t) * (size_t)grid.size);
+                smp_scotch_info info;
+                struct timespec c0, c1;
+                clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+                if (!map || smp_scotch_map(&grid, &st, slots, N, map, &info, &err) ||
+                    smp_score_compute(&grid, &st, map, N, &scs[SCOTCH_COL], &err))
+                    die(&err);
+                clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+                scotch_cpu += (c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) * 1e-9;
+                scotch_exact += info.exact;
+                free(map);
+                ncols++;
+            }
+#endif
+            for (int a = 0; a < ncols; a++) {
+                const smp_score *sc = &scs[a];
+                rs[a][ninst] = base.score.j_sum ? (double)sc->j_sum / base.score.j_sum : 1;
+                rm[a][ninst] = base.score.j_max ? (double)sc->j_max / base.score.j_max : 1;
+                js[a][ninst] = sc->j_sum;
+                beats[a] += sc->j_sum < base.score.j_sum;
+            }
+            if (f == 1 && d == 2) {
+                /* 2-D component: b = dims[1] paths of a = dims[0] ranks.
+                 * Nodes and paths joined by the pieces they share form
+                 * a graph with N + b vertices; each of its connected
+                 * parts holds a multiple of lcm(a, n) ranks, so there
+                 * are at most ab/lcm parts and at least N + b - ab/lcm
+                 * pieces, i.e. N - ab/lcm cuts of two directed edges.
+                 * Cutting the concatenated paths every n ranks meets
+                 * it, so it is the optimum. */
+                int64_t a = dims[0], b = dims[1], g = a, h = n;
+                while (h) {
+                    int64_t rem = g % h;
+                    g = h;
+                    h = rem;
+                }
+                int64_t opt = 2 * (N - a * b / (a / g * n));
+                n2d++;
+                auto_opt += scs[AUTO_COL].j_sum == opt;
+                below_bound += scs[AUTO_COL].j_sum < opt;
+                if (scotch) {
+                    scotch_opt += scs[SCOTCH_COL].j_sum == opt;
+                    below_bound += scs[SCOTCH_COL].j_sum < opt;
+                }
+            }
+            if (scs[AUTO_COL].j_sum > base.score.j_sum)
+                worse_auto++;
+            for (int a = 0; a < AUTO_COL; a++)
+                auto_loses += scs[AUTO_COL].j_sum > scs[a].j_sum;
+            smp_placement_free(&base);
+            smp_stencil_free(&st);
+            free(slots);
+            ninst++;
+        }
         double med[NALGS + 1];
         for (int a = 0; a < NALGS + scotch; a++) {
             med[a] = median(rs[a], ninst);

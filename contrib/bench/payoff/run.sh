@@ -82,7 +82,7 @@ mkdir -p "$WORK/runs"
 
 if [ "${PAYOFF_SKIP_BUILD:-0}" != 1 ]; then
     echo "payoff: building into $PREFIX (logs in $ROOT)"
-    "$HERE/build.sh" "$TOP" "$ROOT" "$PREFIX" || die "build failed"
+    SMC_BUILD_ROOT="$ROOT" "$TOP/tests/integration/build.sh" "$PREFIX" || die "build failed"
 fi
 for f in "$SM" "$HALO" "$SO"; do [ -e "$f" ] || die "$f missing; run without PAYOFF_SKIP_BUILD"; done
 

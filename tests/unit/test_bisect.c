@@ -6,21 +6,6 @@
 
 #include "algorithms.h"
 
-static void check_shares(const char *what, const int32_t *pl, int64_t p, const int32_t *cap, int nnodes)
-{
-    int64_t *got = calloc((size_t)nnodes, sizeof(int64_t));
-    assert_non_null(got);
-    for (int64_t r = 0; r < p; r++) {
-        if (pl[r] < 0 || pl[r] >= nnodes)
-            fail_msg("%s: rank %lld on node %d of %d", what, (long long)r, pl[r], nnodes);
-        got[pl[r]]++;
-    }
-    for (int i = 0; i < nnodes; i++)
-        if (got[i] != cap[i])
-            fail_msg("%s: node %d got %lld ranks, its share is %d", what, i, (long long)got[i], cap[i]);
-    free(got);
-}
-
 /* 1 node of 600 ranks among 400 nodes of 1 and back: deep, uneven splits. */
 static void test_bisect_uneven(void **state)
 {
@@ -40,7 +25,7 @@ static void test_bisect_uneven(void **state)
             cap[i] = 1;
         cap[order == 0 ? 0 : order == 1 ? n - 1 : n / 2] = 600;
         assert_ok(smp_place_bisect(&g, &st, cap, n, pl, &err), err);
-        check_shares("bisect uneven", pl, 1000, cap, n);
+        tu_assert_shares("bisect uneven", pl, 1000, cap, n);
     }
     free(cap);
     free(pl);
@@ -61,7 +46,7 @@ static void test_bisect_follows_stencil(void **state)
     assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
     assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
     assert_ok(smp_place_bisect(&g, &st, cap, 4, pl, &err), err);
-    check_shares("bisect 12x12", pl, 144, cap, 4);
+    tu_assert_shares("bisect 12x12", pl, 144, cap, 4);
     smp_score sc;
     assert_ok(smp_score_compute(&g, &st, pl, 4, &sc, &err), err);
     assert_int_equal(sc.j_sum, 48);
@@ -95,7 +80,7 @@ static void test_bisect_random(void **state)
             cap[i] = (int32_t)(left < slots[i] ? left : slots[i]);
             left -= cap[i];
         }
-        check_shares(what, pl.node_of_rank, g.size, cap, nnodes);
+        tu_assert_shares(what, pl.node_of_rank, g.size, cap, nnodes);
         tu_score ref;
         tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl.node_of_rank, nnodes,
                        &ref);
@@ -117,9 +102,9 @@ static void test_bisect_random(void **state)
                     continue;
                 }
                 assert_ok(smp_place_folded(smp_place_bisect, &g, &st, cap, used, ax, fp, &err), err);
-                check_shares(what, fp, g.size, cap, used);
+                tu_assert_shares(what, fp, g.size, cap, used);
                 assert_ok(smp_place_folded(smp_place_hyperplane, &g, &st, cap, used, ax, fp, &err), err);
-                check_shares(what, fp, g.size, cap, used);
+                tu_assert_shares(what, fp, g.size, cap, used);
             }
             free(fp);
         }

@@ -33,21 +33,6 @@ static void random_placement(tu_rng *rng, const int32_t *cap, int nnodes, int64_
     }
 }
 
-static void assert_counts(const char *what, const int32_t *pl, int64_t p, const int32_t *cap, int nnodes)
-{
-    int64_t *got = calloc((size_t)nnodes, sizeof(int64_t));
-    assert_non_null(got);
-    for (int64_t r = 0; r < p; r++) {
-        if (pl[r] < 0 || pl[r] >= nnodes)
-            fail_msg("%s: rank %lld on node %d of %d", what, (long long)r, pl[r], nnodes);
-        got[pl[r]]++;
-    }
-    for (int i = 0; i < nnodes; i++)
-        if (got[i] != cap[i])
-            fail_msg("%s: node %d has %lld ranks, had %d", what, i, (long long)got[i], cap[i]);
-    free(got);
-}
-
 static void test_refine_random(void **state)
 {
     (void)state;
@@ -85,7 +70,7 @@ static void test_refine_random(void **state)
         int64_t budget = trial % 7 == 0 ? tu_range(&rng, 1, 4 * p) : 0;
         smp_refine_stats rs;
         assert_ok(smp_refine(&g, &st, pl, nnodes, budget, &rs, &err), err);
-        assert_counts(what, pl, p, cap, nnodes);
+        tu_assert_shares(what, pl, p, cap, nnodes);
         tu_score after;
         tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &after);
         bool weighted = smp_stencil_weighted(&st);

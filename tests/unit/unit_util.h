@@ -203,4 +203,21 @@ static inline bool tu_close(double a, double b)
     return d <= 1e-9 * (m > 1 ? m : 1);
 }
 
+/* Fails unless placement pl of p ranks puts exactly cap[i] ranks on node i. */
+static inline void tu_assert_shares(const char *what, const int32_t *pl, int64_t p,
+                                    const int32_t *cap, int nnodes)
+{
+    int64_t *got = calloc((size_t)nnodes, sizeof(int64_t));
+    assert_non_null(got);
+    for (int64_t r = 0; r < p; r++) {
+        if (pl[r] < 0 || pl[r] >= nnodes)
+            fail_msg("%s: rank %lld on node %d of %d", what, (long long)r, pl[r], nnodes);
+        got[pl[r]]++;
+    }
+    for (int i = 0; i < nnodes; i++)
+        if (got[i] != cap[i])
+            fail_msg("%s: node %d has %lld ranks, its share is %d", what, i, (long long)got[i], cap[i]);
+    free(got);
+}
+
 #endif

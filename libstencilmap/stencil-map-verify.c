@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_write.h"
 #include "stencilmap.h"
 
 /* exit codes */
@@ -42,30 +43,15 @@ static int exit_code(stencilmap_status st)
     }
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void print_json(FILE *f, stencilmap_status st, const char *msg, const stencilmap_place *pl,
                        const stencilmap_verify_result *r, int64_t size)
 {
     fprintf(f, "{\"status\":");
-    json_str(f, st == STENCILMAP_OK ? "OK" : st == STENCILMAP_ERR_MISMATCH ? "MISMATCH" : "ERROR");
+    smj_write_str(f, st == STENCILMAP_OK ? "OK" : st == STENCILMAP_ERR_MISMATCH ? "MISMATCH" : "ERROR");
     fprintf(f, ",\"ranks\":%lld", (long long)size);
     if (pl) {
         fprintf(f, ",\"algorithm\":");
-        json_str(f, pl->algorithm);
+        smj_write_str(f, pl->algorithm);
         fprintf(f, ",\"dims\":[");
         for (int i = 0; i < pl->ndims; i++)
             fprintf(f, "%s%lld", i ? "," : "", (long long)pl->dims[i]);
@@ -88,14 +74,14 @@ static void print_json(FILE *f, stencilmap_status st, const char *msg, const ste
         fprintf(f, ",\"nodes\":[");
         for (int i = 0; i < r->nnodes; i++) {
             fprintf(f, "%s{\"name\":", i ? "," : "");
-            json_str(f, r->node_names[i]);
+            smj_write_str(f, r->node_names[i]);
             fprintf(f, ",\"ranks\":%lld,\"edges_out\":%lld}", (long long)r->node_ranks[i],
                     (long long)r->node_edges[i]);
         }
         fprintf(f, "]");
     }
     fprintf(f, ",\"message\":");
-    json_str(f, msg);
+    smj_write_str(f, msg);
     fprintf(f, "}\n");
 }
 

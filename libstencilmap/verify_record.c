@@ -19,24 +19,10 @@
 
 #include "stencilmap.h"
 #include "stencilmap_internal.h"
+#include "json_write.h"
 
 #define RECORD_ENV "STENCIL_MAP_RECORD"
 #define SUFFIX ".verify.json"
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 /* A decimal id from the environment as JSON (null when unset or odd). */
 static void json_env_id(FILE *f, const char *name)
@@ -72,14 +58,14 @@ static stencilmap_status write_json(FILE *f, stencilmap_ctx *ctx, stencilmap_sta
     fputs(",\n  \"step_id\": ", f);
     json_env_id(f, "SLURM_STEP_ID");
     fputs(",\n  \"record\": ", f);
-    json_str(f, record);
+    smj_write_str(f, record);
     fprintf(f, ",\n  \"time\": \"%s\",\n  \"writer\": \"libstencilmap\",\n  \"status\": \"%s\"",
             when, status_word(status));
     fputs(",\n  \"message\": ", f);
-    json_str(f, message);
+    smj_write_str(f, message);
     fprintf(f, ",\n  \"ranks\": %lld,\n  \"algorithm\": ", (long long)size);
     if (pl && pl->algorithm[0])
-        json_str(f, pl->algorithm);
+        smj_write_str(f, pl->algorithm);
     else
         fputs("null", f);
     int measured = status == STENCILMAP_OK || status == STENCILMAP_ERR_MISMATCH;
@@ -102,7 +88,7 @@ static stencilmap_status write_json(FILE *f, stencilmap_ctx *ctx, stencilmap_sta
     fputs(",\n  \"nodes\": [", f);
     for (int i = 0; i < res->nnodes; i++) {
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        json_str(f, res->node_names[i]);
+        smj_write_str(f, res->node_names[i]);
         fprintf(f, ", \"ranks\": %lld, \"edges_out\": %lld}", (long long)res->node_ranks[i],
                 (long long)res->node_edges[i]);
     }
@@ -114,7 +100,7 @@ static stencilmap_status write_json(FILE *f, stencilmap_ctx *ctx, stencilmap_sta
             return sm_msg(msg, len, st, "rank %lld's node: %s", (long long)r,
                           stencilmap_errmsg(ctx));
         fputs(r % 8 ? ", " : r ? ",\n    " : "\n    ", f);
-        json_str(f, node);
+        smj_write_str(f, node);
     }
     fputs("\n  ]\n}\n", f);
     return STENCILMAP_OK;

@@ -7,6 +7,7 @@
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurm_version.h>
 
 #include "alloc_check.h"
 
@@ -16,6 +17,17 @@ static int listed(char **names, int count, const char *name)
         if (!strcmp(names[i], name))
             return 1;
     return 0;
+}
+
+/* 26.05 looks an allocation up by step id; the job's own, any step */
+static int lookup(uint32_t job, resource_allocation_response_msg_t **resp)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+    slurm_step_id_t id = {.job_id = job, .step_het_comp = NO_VAL, .step_id = NO_VAL};
+    return slurm_allocation_lookup(id, resp);
+#else
+    return slurm_allocation_lookup(job, resp);
+#endif
 }
 
 int sm_alloc_check_current(const smp_nodes *nodes, char *msg, size_t n)
@@ -31,9 +43,11 @@ int sm_alloc_check_current(const smp_nodes *nodes, char *msg, size_t n)
     /* the lookup srun makes itself for a step in an existing allocation:
      * lighter than a job info query */
     resource_allocation_response_msg_t *resp = NULL;
-    if (slurm_allocation_lookup((uint32_t)job, &resp) != SLURM_SUCCESS || !resp) {
-        snprintf(msg, n, "cannot ask slurmctld about job %lu: %s", job,
-                 slurm_strerror(slurm_get_errno()));
+    if (lookup((uint32_t)job, &resp) != SLURM_SUCCESS || !resp) {
+        /* libslurm leaves its error in errno (slurm_get_errno, which only
+         * returned it, is gone from 24.11 on) */
+        int e = errno;
+        snprintf(msg, n, "cannot ask slurmctld about job %lu: %s", job, slurm_strerror(e));
         if (resp)
             slurm_free_resource_allocation_response_msg(resp);
         return -1;

@@ -4,6 +4,7 @@
  * sockets 2, boards 2 (checked on the minicluster with scontrol show node),
  * so it is used as it is; multiplying by boards would count twice.  Nodes
  * Slurm does not answer for stay 0 (unknown). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,8 +18,9 @@ void sm_node_sockets_slurm(const smp_nodes *nodes, int32_t *sockets, char *note,
     node_info_msg_t *info = NULL;
     note[0] = '\0';
     if (slurm_load_node((time_t)0, &info, SHOW_ALL) != SLURM_SUCCESS || !info) {
+        int e = errno; /* libslurm's error, as in alloc_check.c */
         snprintf(note, n, "cannot read the nodes' socket counts from slurmctld (%s)",
-                 slurm_strerror(slurm_get_errno()));
+                 slurm_strerror(e));
         return;
     }
     int missing = 0;

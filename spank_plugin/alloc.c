@@ -7,40 +7,15 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "srun_options.h"
 
 #define SM_OPTION "stencil-map"
 
-/* srun's short options that take an argument (getopt "x:"). */
-static const char short_with_arg[] = "AbcDdeiJLMmnNopqrSTtWwxBCGF";
+/* this plugin's own option takes a value too */
+static const char *const own_with_arg[] = {SM_OPTION, NULL};
 
-/* srun's long options that take a required argument, so that
- * "--name value" consumes the next word.  Options with an optional
- * argument never do. */
-static const char *const long_with_arg[] = {
-    "accel-bind", "account", "acctg-freq", "bb", "bbf", "bcast-exclude", "begin",
-    "chdir", "cluster", "cluster-constraint", "clusters", "comment", "constraint",
-    "container", "context", "core-spec", "cores-per-socket", "cpu-bind", "cpu_bind",
-    "cpu-freq", "cpus-per-gpu", "cpus-per-task", "deadline", "delay-boot", "dependency",
-    "distribution", "epilog", "error", "exclude", "export", "extra-node-info", "gid",
-    "gpu-bind", "gpu-freq", "gpus", "gpus-per-node", "gpus-per-socket", "gpus-per-task",
-    "gres", "gres-flags", "het-group", "hint", "input", "job-name", "jobid", "licenses",
-    "mail-type", "mail-user", "mcs-label", "mem", "mem-bind", "mem-per-cpu", "mem-per-gpu",
-    "mincpus", "mpi", "msg-timeout", "network", "nodefile", "nodelist", "nodes", "ntasks",
-    "ntasks-per-core", "ntasks-per-gpu", "ntasks-per-node", "ntasks-per-socket",
-    "ntasks-per-tres", "open-mode", "output", "pack-group", "partition", "power", "prefer",
-    "priority", "profile", "prolog", "qos", "relative", "reservation", "signal",
-    "slurmd-debug", "sockets-per-node", "switches", "task-epilog", "task-prolog",
-    "tasks-per-node", "thread-spec", "threads", "threads-per-core", "time", "time-min",
-    "tmp", "uid", "wait", "wckey", SM_OPTION, NULL,
-};
-
-static bool long_takes_arg(const char *name, size_t len)
-{
-    for (int i = 0; long_with_arg[i]; i++)
-        if (strlen(long_with_arg[i]) == len && !strncmp(long_with_arg[i], name, len))
-            return true;
-    return false;
-}
+/* an unknown option doubles the readings to scan: a bound on them */
+#define MAX_UNKNOWN 8
 
 /* Positive integer; for -N also "min-max" (the minimum is used). */
 static int64_t parse_count(const char *v, bool range, const char *what, sm_srun_args *a)
@@ -84,35 +59,75 @@ static void apply(sm_srun_args *a, const char *name, char shortc, const char *va
 #undef IS
 }
 
-void sm_srun_args_parse(sm_srun_args *a, int argc, char **argv)
+/* The readings agree on everything the plan depends on. */
+static bool same_plan_inputs(const sm_srun_args *x, const sm_srun_args *y)
 {
-    memset(a, 0, sizeof(*a));
-    for (int i = 1; i < argc; i++) {
+    return x->ntasks == y->ntasks && x->nnodes == y->nnodes &&
+           x->ntasks_per_node == y->ntasks_per_node && x->cpus_per_task == y->cpus_per_task &&
+           x->nodelist == y->nodelist && x->have_spec == y->have_spec &&
+           !strcmp(x->spec, y->spec) && !strcmp(x->bad, y->bad);
+}
+
+static void scan(sm_srun_args *a, int argc, char **argv, int i, int *unknown);
+
+/* "--name" that srun_options.c does not know, at argv[i]: scan on both
+ * as a flag and as taking argv[i + 1]. */
+static void scan_unknown(sm_srun_args *a, int argc, char **argv, int i, int *unknown)
+{
+    const char *w = argv[i];
+    if (++*unknown > MAX_UNKNOWN) {
+        if (!a->bad[0])
+            snprintf(a->bad, sizeof(a->bad),
+                     "more than %d srun options unknown to stencil-map; write them as "
+                     "--name=value", MAX_UNKNOWN);
+        return;
+    }
+    sm_srun_args as_value = *a;
+    scan(a, argc, argv, i + 1, unknown);
+    if (i + 1 >= argc)
+        return;
+    scan(&as_value, argc, argv, i + 2, unknown);
+    if (!same_plan_inputs(a, &as_value) && !a->bad[0])
+        snprintf(a->bad, sizeof(a->bad),
+                 "cannot tell whether srun option '%.50s' takes the value '%.30s' (it is no "
+                 "srun option stencil-map knows, e.g. another plugin's); write it as "
+                 "%.50s=VALUE, or after the other options",
+                 w, argv[i + 1], w);
+}
+
+/* The words from argv[i] on, into a. */
+static void scan(sm_srun_args *a, int argc, char **argv, int i, int *unknown)
+{
+    for (; i < argc; i++) {
         const char *w = argv[i];
         if (!strcmp(w, "--") || w[0] != '-' || !w[1])
-            break; /* the command starts here */
+            return; /* the command starts here */
         if (w[1] == '-') {
             const char *name = w + 2;
             const char *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
-            char key[64];
-            if (len >= sizeof(key))
+            const char *full;
+            sm_opt_kind k = sm_srun_option_lookup(name, len, own_with_arg, &full);
+            if (k == SM_OPT_UNKNOWN) {
+                if (!eq) {
+                    scan_unknown(a, argc, argv, i, unknown);
+                    return;
+                }
                 continue;
-            memcpy(key, name, len);
-            key[len] = '\0';
+            }
             const char *val = eq ? eq + 1 : NULL;
-            if (!eq && long_takes_arg(key, len)) {
+            if (!eq && k == SM_OPT_WITH_ARG) {
                 if (i + 1 >= argc)
-                    break;
+                    return;
                 val = argv[++i];
             }
-            if (val || !strcmp(key, "quiet"))
-                apply(a, key, 0, val);
+            if (val || k == SM_OPT_WITHOUT_ARG)
+                apply(a, full, 0, val);
             continue;
         }
         /* a cluster of short options: -Ql, -n4, -n 4 */
         for (const char *c = w + 1; *c; c++) {
-            if (strchr(short_with_arg, *c)) {
+            if (strchr(sm_srun_short_with_arg, *c)) {
                 const char *val = c[1] ? c + 1 : (i + 1 < argc ? argv[++i] : NULL);
                 if (val)
                     apply(a, NULL, *c, val);
@@ -123,9 +138,20 @@ void sm_srun_args_parse(sm_srun_args *a, int argc, char **argv)
     }
 }
 
-int sm_srun_args_read(sm_srun_args *a)
+void sm_srun_args_parse(sm_srun_args *a, int argc, char **argv, const sm_srun_rules *rules)
 {
     memset(a, 0, sizeof(*a));
+    if (rules)
+        a->rules = *rules;
+    int unknown = 0;
+    scan(a, argc, argv, 1, &unknown);
+}
+
+int sm_srun_args_read(sm_srun_args *a, const sm_srun_rules *rules)
+{
+    memset(a, 0, sizeof(*a));
+    if (rules)
+        a->rules = *rules;
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -176,7 +202,7 @@ int sm_srun_args_read(sm_srun_args *a)
         argv[k] = buf + off;
         off += strlen(buf + off) + 1;
     }
-    sm_srun_args_parse(a, argc, argv);
+    sm_srun_args_parse(a, argc, argv, rules);
     free(argv);
     free(buf);
     return 0;
@@ -201,6 +227,24 @@ smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_n
                              "-w/--nodelist and -F/--nodefile cannot be combined with --stencil-map "
                              "(srun then ignores the plan's hostfile); narrow the allocation with "
                              "salloc -w instead, or use -N");
+    if (a->nnodes && a->rules.refuses_nodes)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "-N/--nodes %lld cannot be used with --stencil-map: srun of Slurm "
+                             "23.11 and later refuses --nodes with a hostfile (\"--nodes is "
+                             "incompatible with --distribution=arbitrary\"); leave -N out, and "
+                             "the plan places the grid's ranks on the allocation's nodes, or "
+                             "narrow the allocation itself (salloc -N%lld)",
+                             (long long)a->nnodes, (long long)a->nnodes);
+    int64_t cpus_per_task = a->cpus_per_task;
+    const char *cpt = getenv("SLURM_CPUS_PER_TASK");
+    if (!cpus_per_task && a->rules.inherits_cpus_per_task && cpt && *cpt) {
+        /* as srun reads it: the allocation's -c, unless srun got its own */
+        sm_srun_args probe = *a;
+        probe.bad[0] = '\0';
+        cpus_per_task = parse_count(cpt, false, "SLURM_CPUS_PER_TASK", &probe);
+        if (probe.bad[0])
+            return smp_error_set(err, SMP_ERR_INPUT, "%s", probe.bad);
+    }
     smp_status s = smp_nodes_parse(nodes, hl, cpus, err);
     if (s)
         return s;
@@ -229,8 +273,8 @@ smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_n
     nodes->total_slots = 0;
     for (int i = 0; i < nodes->count; i++) {
         int64_t c = nodes->slots[i];
-        if (a->cpus_per_task > 1)
-            c /= a->cpus_per_task;
+        if (cpus_per_task > 1)
+            c /= cpus_per_task;
         if (a->ntasks_per_node && c > a->ntasks_per_node)
             c = a->ntasks_per_node;
         nodes->slots[i] = (int32_t)c;

@@ -10,6 +10,15 @@
 
 #include <stencilmap/placement.h>
 
+/* How srun of the Slurm release the plugin was built for treats a step
+ * with a hostfile (srun_rules.h fills it in from the release). */
+typedef struct {
+    bool refuses_nodes;          /* 23.11+: -N on the command line with SLURM_HOSTFILE is an
+                                  * error ("--nodes is incompatible with
+                                  * --distribution=arbitrary", _validate_arbitrary) */
+    bool inherits_cpus_per_task; /* 23.11+: srun takes -c from SLURM_CPUS_PER_TASK */
+} sm_srun_rules;
+
 typedef struct {
     int64_t ntasks;           /* -n/--ntasks, 0 when not given */
     int64_t nnodes;           /* -N/--nodes (minimum of a range), 0 when not given */
@@ -19,17 +28,25 @@ typedef struct {
     bool quiet;               /* -Q/--quiet */
     bool have_spec;           /* --stencil-map given on the command line */
     char spec[1024];          /* its last value */
-    char bad[160];            /* "" or why an option we rely on was malformed */
+    char bad[300];            /* "" or why srun's options cannot be read safely */
+    sm_srun_rules rules;      /* of the srun that runs us */
 } sm_srun_args;
 
-/* Scans srun's options (argv[0] is the program) up to the command. */
-void sm_srun_args_parse(sm_srun_args *a, int argc, char **argv);
+/* Scans srun's options (argv[0] is the program) up to the command, as
+ * srun's getopt_long does (abbreviations included).  An option unknown to
+ * srun_options.c (another SPANK plugin's, or one of a newer srun) written
+ * "--name value" may or may not take that value: both readings are
+ * scanned, and if they disagree on a count the plan depends on, a->bad
+ * says so, rather than planning for a task count srun will not use. */
+void sm_srun_args_parse(sm_srun_args *a, int argc, char **argv, const sm_srun_rules *rules);
 /* The same on /proc/self/cmdline; returns -1 when it cannot be read. */
-int sm_srun_args_read(sm_srun_args *a);
+int sm_srun_args_read(sm_srun_args *a, const sm_srun_rules *rules);
 
 /* The nodes and slots the step may use: SLURM_JOB_NODELIST and
- * SLURM_JOB_CPUS_PER_NODE, the first -N nodes, slots divided by -c and
- * capped by --ntasks-per-node.  *job_ntasks gets SLURM_NTASKS (0 if unset). */
+ * SLURM_JOB_CPUS_PER_NODE, the first -N nodes, slots divided by -c (or by
+ * SLURM_CPUS_PER_TASK where srun inherits it) and capped by
+ * --ntasks-per-node.  *job_ntasks gets SLURM_NTASKS (0 if unset).  -N is
+ * refused where srun refuses it with a hostfile. */
 smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_ntasks,
                          smp_error *err);
 

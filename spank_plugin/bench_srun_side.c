@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < repeats; k++) {
             double t0 = now();
             sm_srun_args a;
-            sm_srun_args_read(&a); /* what the plugin does: /proc/self/cmdline */
+            sm_srun_args_read(&a, NULL); /* what the plugin does: /proc/self/cmdline */
             a.ntasks = ranks;      /* as if srun -n RANKS */
             int prc = sm_step_plan(&st, &pol, &a, spec, SM_SRC_OPTION, tmp, NULL, NULL);
             if (!prc)

@@ -34,6 +34,7 @@
 #include "coords.h"
 #include "policy.h"
 #include "record.h"
+#include "srun_rules.h"
 #include "step.h"
 
 SPANK_PLUGIN(stencil_map, 1);
@@ -47,6 +48,7 @@ SPANK_PLUGIN(stencil_map, 1);
 
 static sm_policy policy;
 static sm_srun_args srun_args;
+static const sm_srun_rules srun_rules = SM_SRUN_RULES_INIT;
 static sm_step step;
 static char set_hostfile[1280]; /* SLURM_HOSTFILE value we set, "" if none */
 static bool env_applied;        /* slurm_spank_init applied STENCIL_MAP_SPEC */
@@ -108,6 +110,47 @@ __attribute__((destructor)) static void at_exit(void)
     sm_step_drop_hostfile(&step);
 }
 
+/* srun takes its task count from SLURM_NTASKS (or SLURM_NPROCS) when -n is
+ * not on its command line: inherited from salloc/sbatch -n, it would make
+ * srun read that many hostfile lines ("Too few NodeNames in Slurm
+ * Hostfile") or fewer than the plan's ranks.  A grid of P ranks means P
+ * tasks: srun reads its environment after slurm_spank_init, where we plan,
+ * so the plan's count set here is the one srun uses.  The inherited values
+ * come back if the plan is undone. */
+static const char *const ntasks_vars[] = {"SLURM_NTASKS", "SLURM_NPROCS"};
+static char saved_ntasks[2][32];
+static bool ntasks_set;
+
+static void restore_task_count(void)
+{
+    if (!ntasks_set)
+        return;
+    for (int i = 0; i < 2; i++) {
+        if (saved_ntasks[i][0])
+            setenv(ntasks_vars[i], saved_ntasks[i], 1);
+        else
+            unsetenv(ntasks_vars[i]);
+    }
+    ntasks_set = false;
+}
+
+static int set_task_count(int64_t ranks)
+{
+    if (srun_args.ntasks)
+        return 0; /* srun's own -n: checked against the grid by the plan */
+    char v[32];
+    snprintf(v, sizeof(v), "%lld", (long long)ranks);
+    for (int i = 0; i < 2; i++) {
+        const char *cur = getenv(ntasks_vars[i]);
+        if (!ntasks_set)
+            snprintf(saved_ntasks[i], sizeof(saved_ntasks[i]), "%s", cur ? cur : "");
+    }
+    ntasks_set = true;
+    if (setenv("SLURM_NTASKS", v, 1))
+        return -1;
+    return getenv("SLURM_NPROCS") ? setenv("SLURM_NPROCS", v, 1) : 0;
+}
+
 /* Drops whatever an earlier application left in srun's environment. */
 static void undo_local(void)
 {
@@ -117,6 +160,7 @@ static void undo_local(void)
             unsetenv("SLURM_HOSTFILE");
         set_hostfile[0] = '\0';
     }
+    restore_task_count();
     sm_step_release(&step);
 }
 
@@ -156,7 +200,7 @@ static int apply_local(const char *spec, sm_spec_source src)
                 "(Slurm's default block distribution)\n",
                 step.error);
     }
-    if (sm_step_export_env(&step)) {
+    if (sm_step_export_env(&step) || (step.placed && set_task_count(step.pl.ranks))) {
         say("%s", "cannot set the task environment (out of memory?)");
         undo_local();
         return -1;
@@ -239,10 +283,15 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     }
     if (ctx != S_CTX_LOCAL)
         return 0;
-    if (sm_srun_args_read(&srun_args))
-        memset(&srun_args, 0, sizeof(srun_args));
+    if (sm_srun_args_read(&srun_args, &srun_rules)) {
+        memset(&srun_args, 0, sizeof(srun_args)); /* the option callback plans */
+        srun_args.rules = srun_rules;
+    }
+    /* srun calls slurm_spank_init before it reads its environment and
+     * options: plan here, so that SLURM_HOSTFILE and the task count we set
+     * are what srun reads.  The option callback then sees the same value. */
     if (srun_args.have_spec)
-        return 0; /* the option callback plans */
+        return apply_local(srun_args.spec, SM_SRC_OPTION);
     /* No --stencil-map: sbatch/salloc's spec, else the site default.  srun
      * calls slurm_spank_init before it parses options, so SLURM_HOSTFILE
      * set here is still read by its option validation. */

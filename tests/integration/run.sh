@@ -23,6 +23,7 @@ MC=$TOP/contrib/minicluster/minicluster
 SM=$PREFIX/bin/stencil-map
 SO=$PREFIX/lib/slurm/stencil_map.so
 BENCH=${SMC_BUILD_ROOT:-/var/lib/smc-plugin-build}/obj/spank_plugin/bench_srun_side
+PROBE=${SMC_BUILD_ROOT:-/var/lib/smc-plugin-build}/obj/spank_plugin/srun_args_probe
 RECORDS=$WORK/records
 TASK=$WORK/task.sh
 SUITE=integration
@@ -156,6 +157,105 @@ t_default() {
     mc salloc -N4 -n32 srun --stencil-map=none "$TASK" >out 2>err || { fail "srun none failed"; return 1; }
     awk '$5 != "-" { exit 1 }' out || { fail "none: tasks got STENCIL_MAP_ALGORITHM"; return 1; }
     echo "--stencil-map=none opts out of the site default"
+}
+
+# The Slurm release under test, as its srun says ("22.05.8"), and whether
+# that srun is 23.11 or later (refuses -N with a hostfile, inherits -c).
+SLURM_RELEASE=
+srun_is_new() {
+    [ -n "$SLURM_RELEASE" ] || SLURM_RELEASE=$(mc srun --version | awk '{ print $NF }')
+    [ "$(printf '%s\n23.11.0\n' "$SLURM_RELEASE" | sort -V | head -n1)" = 23.11.0 ]
+}
+
+# e. srun -N: placed on the first N nodes where srun allows -N with a
+# hostfile (22.05 to 23.02), refused before launch, naming what to do, on
+# 23.11 and later
+t_srun_nodes() {
+    if srun_is_new; then
+        t_error '-N/--nodes 2 cannot be used with --stencil-map.*salloc -N2' 32 \
+            -N2 -n16 --stencil-map=hyperplane:2d:5pt
+    else
+        t_subset hyperplane:2d:5pt 16 'node[1-2]' 8 -N2 -n16
+    fi
+}
+
+# e. the job's task count (salloc -n) is only inherited: a grid of fewer
+# ranks runs that many placed ranks
+t_inherited_ntasks() { # SPEC RANKS SALLOC_N
+    local spec=$1 n=$2 nalloc=$3
+    mc salloc -N4 -n"$nalloc" srun --stencil-map="$spec" "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    [ "$(grep -cE '^[0-9]+ ' out)" -eq "$n" ] ||
+        { fail "expected $n tasks for a $n-rank grid in a job of $nalloc tasks"; return 1; }
+    verify_run "$spec" out err "$n"
+}
+
+# e. the same in a batch script: sbatch -n inherited by srun
+t_inherited_ntasks_sbatch() {
+    printf '#!/bin/sh\nsrun --stencil-map=%s %s\n' "$WORK/spec-hyperplane-4x6-5pt.json" "$TASK" \
+        >job-inherit.sh
+    chmod +x job-inherit.sh
+    rm -f "$WORK/sbatch-inherit.out"
+    mc sbatch -W -N4 -n32 -o "$WORK/sbatch-inherit.out" job-inherit.sh >/dev/null ||
+        { fail "sbatch job failed"; cat "$WORK/sbatch-inherit.out"; return 1; }
+    grep -E '^[0-9]+ ' "$WORK/sbatch-inherit.out" >out
+    grep -v -E '^[0-9]+ ' "$WORK/sbatch-inherit.out" >err || true
+    cat err
+    verify_run "$WORK/spec-hyperplane-4x6-5pt.json" out err 24
+}
+
+# e. salloc -c2: srun 23.11+ runs its tasks with 2 CPUs each (4 per node
+# of 8), 22.05 with one; the plan follows what srun will do
+t_cpus_inherited() {
+    local per=8
+    srun_is_new && per=4
+    mc salloc -N4 -n16 -c2 srun --stencil-map=strips:2d:5pt "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    [ "$(grep -cE '^[0-9]+ ' out)" -eq 16 ] || { fail "expected 16 tasks"; return 1; }
+    sort -n out | awk '/^[0-9]+ / { print $2 }' >observed
+    "$SM" plan strips:2d:5pt --nodes 'node[1-4]' --slots "$per" --ranks 16 --hostfile expected \
+        >/dev/null || { fail "plan failed"; return 1; }
+    cmp -s expected observed ||
+        { fail "placement differs from the plan with $per slots per node"; paste expected observed; return 1; }
+    echo "placement follows the plan with $per tasks per node (srun $SLURM_RELEASE)"
+}
+
+# e. every option this srun's --help lists is one the plugin knows, and
+# written before -n as srun takes it, leaves the plugin reading -n 7
+# (srun_args_probe runs the plugin's parser).  Whether an option takes a
+# value comes from srun's option table (spank_plugin/srun_options.c), not
+# from the help, which shows "--bcast=<dest_path>" for an optional value
+# and "--container" for a required one.
+t_srun_help_options() {
+    mc srun --help >help.txt 2>&1
+    local line opt eq kind n=0 bad=0 rules=old out differ=""
+    srun_is_new && rules=new
+    while IFS= read -r line; do
+        # option lines only, not "--opt" inside a description
+        [[ $line =~ ^[[:space:]]{2,8}(-[A-Za-z],[[:space:]]+)?--([A-Za-z0-9_-]+)(\[?=)? ]] || continue
+        opt=${BASH_REMATCH[2]}
+        eq=${BASH_REMATCH[3]}
+        n=$((n + 1))
+        kind=$("$PROBE" --kind "$opt")
+        [ "$kind" != unknown ] || { echo "--$opt: unknown to the plugin"; bad=$((bad + 1)); continue; }
+        { [ "$kind" = with ] && [ "$eq" != "=" ]; } || { [ "$kind" = without ] && [ "$eq" = "=" ]; } &&
+            differ+=" --$opt($kind)"
+        case $opt in ntasks | nodes | cpus-per-task | ntasks-per-node | tasks-per-node | nodelist | nodefile) continue ;; esac
+        if [ "$kind" = with ]; then
+            out=$(SM_PROBE_RULES=$rules "$PROBE" "--$opt=value" -n 7 --stencil-map=s ./app -n 3)
+            [[ $out == "ntasks=7 "*" spec=s bad=" ]] || { echo "--$opt=value: $out"; bad=$((bad + 1)); }
+            out=$(SM_PROBE_RULES=$rules "$PROBE" "--$opt" value -n 7 --stencil-map=s ./app -n 3)
+        else
+            out=$(SM_PROBE_RULES=$rules "$PROBE" "--$opt" -n 7 --stencil-map=s ./app -n 3)
+        fi
+        [[ $out == "ntasks=7 "*" spec=s bad=" ]] || { echo "--$opt ($kind): $out"; bad=$((bad + 1)); }
+    done <help.txt
+    [ "$n" -ge 80 ] || { fail "only $n options found in srun --help"; head -20 help.txt; return 1; }
+    [ "$bad" -eq 0 ] || { fail "$bad of $n options misread"; return 1; }
+    echo "where the help's '=' and srun's table differ:${differ:- nowhere}"
+    echo "all $n options of srun $SLURM_RELEASE --help known, and before -n 7 read as srun reads them"
 }
 
 # b. errors: srun exits non-zero, names the field, starts no task
@@ -374,8 +474,15 @@ run_test a-blocked-4x8-5pt t_algorithm "$WORK/spec-blocked-4x8-5pt.json" 32
 run_test a-auto-compact-2d-5pt t_algorithm auto:2d:5pt 32
 run_test a-auto-jacobi2d-named t_algorithm jacobi2d 32
 run_test a-srun-n24 t_subset auto:2d:5pt 24 'node[1-4]' 8 -n24
-run_test a-srun-N2 t_subset hyperplane:2d:5pt 16 'node[1-2]' 8 -N2 -n16
+run_test a-srun-N2 t_srun_nodes
 run_test a-ntasks-per-node t_subset strips:2d:5pt 20 'node[1-4]' 5 --ntasks-per-node=5 -n20
+spec_file hyperplane '[4, 6]' 5pt
+run_test e-inherited-ntasks t_inherited_ntasks "$WORK/spec-hyperplane-4x6-5pt.json" 24 32
+run_test e-inherited-ntasks-sbatch t_inherited_ntasks_sbatch
+run_test e-explicit-n-differs t_error 'grid.dims: the grid holds 24 ranks but the step has 20 tasks' 32 \
+    -n20 --stencil-map="$WORK/spec-hyperplane-4x6-5pt.json"
+run_test e-cpus-per-task-inherited t_cpus_inherited
+run_test e-srun-help-options t_srun_help_options
 run_test b-sbatch-and-none t_sbatch
 run_test b-sbatch-bad-spec t_sbatch_bad
 run_test b-salloc-option t_salloc_option
@@ -408,6 +515,7 @@ spec_file blocked '[2, 13]' 5pt
 run_test a-hetero-blocked-2x13-5pt t_algorithm "$WORK/spec-blocked-2x13-5pt.json" 26
 spec_file hyperplane '[4, 6]' 5pt
 REQUIRE_NOT_BLOCKED=1 run_test a-hetero-srun-n24-4x6 t_algorithm "$WORK/spec-hyperplane-4x6-5pt.json" 26 -n24
+run_test e-hetero-inherited-ntasks t_inherited_ntasks "$WORK/spec-hyperplane-4x6-5pt.json" 24 26
 run_test a-hetero-auto-compact-3d t_algorithm auto:3d:7pt 26
 run_test a-hetero-nodecart-infeasible t_error 'nodecart: needs the same number of ranks on every node' 26 --stencil-map=nodecart:2d:5pt
 

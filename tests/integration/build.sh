@@ -8,7 +8,9 @@
 #
 # usage: build.sh [PREFIX]   (default /var/lib/smc-plugin-prefix)
 # env:   SMC_BUILD_ROOT (default /var/lib/smc-plugin-build),
-#        SMC_CFLAGS, SMC_LDFLAGS (e.g. sanitizers; a change reconfigures)
+#        SMC_CFLAGS, SMC_LDFLAGS (e.g. sanitizers; a change reconfigures),
+#        SMC_SLURM: the prefix of the Slurm to build the plugin for (default
+#        the system's; a change reconfigures)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -27,7 +29,7 @@ mkdir -p "$src" "$obj"
         fi
     done)
 stamp=$root/.configured
-flags="prefix=$prefix cflags=${SMC_CFLAGS:-} ldflags=${SMC_LDFLAGS:-}"
+flags="prefix=$prefix cflags=${SMC_CFLAGS:-} ldflags=${SMC_LDFLAGS:-} slurm=${SMC_SLURM:-}"
 if [ ! -f "$stamp" ] || [ "$src/configure.ac" -nt "$stamp" ] || [ "$(cat "$stamp")" != "$flags" ] ||
     [ -n "$(find "$src" -name Makefile.am -newer "$stamp" -print -quit)" ]; then
     (cd "$src" && autoreconf -fi >"$root/autoreconf.log" 2>&1) ||
@@ -35,8 +37,9 @@ if [ ! -f "$stamp" ] || [ "$src/configure.ac" -nt "$stamp" ] || [ "$(cat "$stamp
     extra=()
     [ -n "${SMC_CFLAGS:-}" ] && extra+=("CFLAGS=$SMC_CFLAGS")
     [ -n "${SMC_LDFLAGS:-}" ] && extra+=("LDFLAGS=$SMC_LDFLAGS")
+    [ -n "${SMC_SLURM:-}" ] && extra+=("--with-slurm=$SMC_SLURM")
     (cd "$obj" && "$src/configure" --prefix="$prefix" \
-        --with-slurm-plugindir="$prefix/lib/slurm" "${extra[@]}" >"$root/configure.log" 2>&1) ||
+        --with-slurm-plugindir="$prefix/lib/slurm" ${extra[@]+"${extra[@]}"} >"$root/configure.log" 2>&1) ||
         { tail -30 "$root/configure.log" >&2; exit 1; }
     # objects built with other flags would otherwise be reused
     make -C "$obj" clean >/dev/null 2>&1 || true
@@ -50,4 +53,4 @@ if grep -q 'warning:' "$root/make.log"; then
 fi
 make -C "$obj" install >"$root/install.log" 2>&1 || { tail -30 "$root/install.log" >&2; exit 1; }
 test -f "$prefix/lib/slurm/stencil_map.so" || { echo "build.sh: stencil_map.so not installed" >&2; exit 1; }
-echo "build.sh: installed into $prefix (plugin $prefix/lib/slurm/stencil_map.so)"
+echo "build.sh: installed into $prefix (plugin $prefix/lib/slurm/stencil_map.so, for Slurm $(sed -n 's/^SLURM_VERSION = //p' "$obj/Makefile"))"

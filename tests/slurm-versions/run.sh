@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The minicluster suites on another Slurm release: builds that release from
+# Debian's source package (or reuses its build, contrib/slurm/build-slurm.sh),
+# builds stencilmap against it (configure --with-slurm=/opt/slurm/VERSION),
+# starts minicluster nodes of that release and runs the suites there.  Ends
+# with one "N passed, M failed" line over them.
+#
+# usage: run.sh VERSION [SUITE...]    SUITE: integration injob audit
+#                                      (default: all three)
+# env:   SLURM_PREFIX_ROOT (default /opt/slurm), SMC_VERSIONS_ROOT (state,
+#        builds and work of these runs; default /var/lib/smc-slurm)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+[ $# -ge 1 ] || { echo "usage: $0 VERSION [integration|injob|audit ...]" >&2; exit 2; }
+version=$1
+shift
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(integration injob audit)
+for s in "${suites[@]}"; do
+    case $s in integration | injob | audit) ;; *) echo "$0: unknown suite '$s'" >&2; exit 2 ;; esac
+done
+[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "$0: VERSION must look like 24.11.5" >&2; exit 2; }
+slurm=${SLURM_PREFIX_ROOT:-/opt/slurm}/$version
+base=${SMC_VERSIONS_ROOT:-/var/lib/smc-slurm}/$version
+case $base in /tmp/*) echo "$0: SMC_VERSIONS_ROOT must be outside /tmp" >&2; exit 2 ;; esac
+mkdir -p "$base"
+
+echo "== Slurm $version"
+start=$SECONDS
+if ! "$top/contrib/slurm/build-slurm.sh" "$version"; then
+    echo "slurm-versions: FATAL: Slurm $version could not be built"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+echo "slurm-versions: Slurm $version ready in $((SECONDS - start)) s ($(head -n1 "$slurm/.stencilmap-build"))"
+
+# One build of stencilmap for every suite (the same prefix and build
+# root: the later suites only check that it is up to date); a port range
+# and state directory of its own per release.  Ports stay below 32768,
+# where Linux's ephemeral ports begin, and clear of the other suites'.
+ports=$((20800 + 1000 * ($(echo "$version" | cut -d. -f1) % 3)))
+export SMC_SLURM=$slurm MINICLUSTER_SLURM=$slurm
+common=(MINICLUSTER_DIR="$base/mc" MINICLUSTER_PORT_BASE="$ports")
+passed=0
+failed=0
+for s in "${suites[@]}"; do
+    log=$base/$s.log
+    echo "== Slurm $version: $s"
+    case $s in
+        integration)
+            env "${common[@]}" SMC_PREFIX="$base/prefix" SMC_BUILD_ROOT="$base/build" \
+                SMC_WORK="$base/work-integration" "$top/tests/integration/run.sh" 2>&1 | tee "$log" ;;
+        injob)
+            env "${common[@]}" INJOB_PREFIX="$base/prefix" INJOB_BUILD_ROOT="$base/build" \
+                INJOB_WORK="$base/work-injob" "$top/tests/injob/run.sh" 2>&1 | tee "$log" ;;
+        audit)
+            env "${common[@]}" AUDIT_PREFIX="$base/prefix" AUDIT_BUILD_ROOT="$base/build" \
+                AUDIT_WORK="$base/work-audit" "$top/tests/audit/run.sh" 2>&1 | tee "$log" ;;
+    esac
+    rc=${PIPESTATUS[0]}
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+    if [ -z "$line" ]; then
+        echo "slurm-versions: $s on $version ended without a summary (exit $rc)"
+        failed=$((failed + 1))
+        continue
+    fi
+    p=${line%% passed*}
+    f=${line#* passed, }
+    f=${f%% failed*}
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    passed=$((passed + p))
+    failed=$((failed + f))
+    echo "== Slurm $version: $s: $p passed, $f failed"
+done
+echo "slurm-versions: Slurm $version, suites ${suites[*]}: $((SECONDS - start)) s in all"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

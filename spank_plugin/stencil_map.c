@@ -2,14 +2,16 @@
  * stencil_map.so: a SPANK plugin that adds --stencil-map=SPEC to srun,
  * sbatch and salloc.
  *
- *  srun (S_CTX_LOCAL)          plans inside the option callback, before srun
- *                              validates its options, and sets SLURM_HOSTFILE
- *                              so srun uses the arbitrary distribution: rank r
- *                              runs on the node of hostfile line r.  Without
- *                              the option, STENCIL_MAP_SPEC (from sbatch or
- *                              salloc) or the site default= is applied in
- *                              slurm_spank_init, which srun calls before it
- *                              parses its options.
+ *  srun (S_CTX_LOCAL)          plans in slurm_spank_init, which srun calls
+ *                              before it reads its environment and options,
+ *                              for the --stencil-map on its command line,
+ *                              else STENCIL_MAP_SPEC (from sbatch or salloc),
+ *                              else the site default=; sets SLURM_HOSTFILE so
+ *                              srun uses the arbitrary distribution (rank r
+ *                              runs on the node of hostfile line r) and the
+ *                              task count srun takes.  The option callback
+ *                              only plans when the command line could not
+ *                              be read.
  *  sbatch/salloc (ALLOCATOR)   validates the spec and exports
  *                              STENCIL_MAP_SPEC to the job's environment.
  *  slurmstepd (S_CTX_REMOTE)   sets STENCIL_MAP_COORDS of every task from

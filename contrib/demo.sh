@@ -15,7 +15,9 @@ export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-29817}
 export MINICLUSTER_NODES=4
 export MINICLUSTER_CPUS=16,16,10,6
 mc="$top/contrib/minicluster/minicluster"
-plugin=$(sed -n 's/^slurm_plugindir = //p' "${STENCILMAP_BUILD_DIR:-$top/_build}/spank_plugin/Makefile")/stencil_map.so
+# where the build installed the plugin, as make expands it (${libdir}/slurm)
+plugin=$(make -s -C "${STENCILMAP_BUILD_DIR:-$top/_build}/spank_plugin" --no-print-directory \
+    --eval='print-plugindir: ; @echo $(slurm_plugindir)' print-plugindir | tail -n1)/stencil_map.so
 [ -f "$plugin" ] || die "plugin not installed at $plugin"
 
 work="$MINICLUSTER_DIR/demo"   # outside /tmp: every node must see it

@@ -7,34 +7,49 @@
 #
 # usage: run.sh VERSION [SUITE...]    SUITE: integration injob audit
 #                                      (default: all three)
+#        run.sh PREFIX [SUITE...]     a Slurm already installed in PREFIX
+#                                      (e.g. a site's own build): nothing
+#                                      is built but stencilmap
 # env:   SLURM_PREFIX_ROOT (default /opt/slurm), SMC_VERSIONS_ROOT (state,
 #        builds and work of these runs; default /var/lib/smc-slurm)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-[ $# -ge 1 ] || { echo "usage: $0 VERSION [integration|injob|audit ...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 VERSION|PREFIX [integration|injob|audit ...]" >&2; exit 2; }
 version=$1
+slurm=""
 shift
+if [[ $version == /* ]]; then
+    slurm=${version%/}
+    for f in bin/srun sbin/slurmctld sbin/slurmd include/slurm/spank.h include/slurm/slurm_version.h; do
+        [ -e "$slurm/$f" ] || { echo "$0: $slurm holds no Slurm: $slurm/$f missing" >&2; exit 2; }
+    done
+    n=$(sed -n 's/^#define SLURM_VERSION_NUMBER *//p' "$slurm/include/slurm/slurm_version.h")
+    version=$(printf '%d.%02d.%d' $((n >> 16)) $(((n >> 8) & 255)) $((n & 255)))
+fi
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(integration injob audit)
 for s in "${suites[@]}"; do
     case $s in integration | injob | audit) ;; *) echo "$0: unknown suite '$s'" >&2; exit 2 ;; esac
 done
 [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "$0: VERSION must look like 24.11.5" >&2; exit 2; }
-slurm=${SLURM_PREFIX_ROOT:-/opt/slurm}/$version
+built_here=0
+[ -n "$slurm" ] || { slurm=${SLURM_PREFIX_ROOT:-/opt/slurm}/$version; built_here=1; }
 base=${SMC_VERSIONS_ROOT:-/var/lib/smc-slurm}/$version
 case $base in /tmp/*) echo "$0: SMC_VERSIONS_ROOT must be outside /tmp" >&2; exit 2 ;; esac
 mkdir -p "$base"
 
-echo "== Slurm $version"
+echo "== Slurm $version ($slurm)"
 start=$SECONDS
-if ! "$top/contrib/slurm/build-slurm.sh" "$version"; then
-    echo "slurm-versions: FATAL: Slurm $version could not be built"
-    echo "0 passed, 1 failed"
-    exit 1
+if [ "$built_here" = 1 ]; then
+    if ! "$top/contrib/slurm/build-slurm.sh" "$version"; then
+        echo "slurm-versions: FATAL: Slurm $version could not be built"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+    echo "slurm-versions: Slurm $version ready in $((SECONDS - start)) s ($(head -n1 "$slurm/.stencilmap-build"))"
 fi
-echo "slurm-versions: Slurm $version ready in $((SECONDS - start)) s ($(head -n1 "$slurm/.stencilmap-build"))"
 
 # One build of stencilmap for every suite (the same prefix and build
 # root: the later suites only check that it is up to date); a port range

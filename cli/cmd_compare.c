@@ -98,7 +98,8 @@ int cmd_compare(int argc, char **argv)
     for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
         smp_placement pl;
         double t0 = cli_now();
-        smp_status s = smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, order[k], &pl, &err);
+        smp_status s = smp_plan_for(&spec.grid, &spec.stencil, nodes.slots, nodes.count, order[k],
+                                    spec.objective, &pl, &err);
         double ms = (cli_now() - t0) * 1e3;
         const char *name = smp_algorithm_name(order[k]);
         if (s == SMP_ERR_INFEASIBLE && order[k] == SMP_ALG_NODECART) {

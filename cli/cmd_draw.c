@@ -187,8 +187,8 @@ int cmd_draw(int argc, char **argv)
         goto out;
     }
     if (!o.hostfile) {
-        if (smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, spec.algorithm, &planned,
-                     &err)) {
+        if (smp_plan_for(&spec.grid, &spec.stencil, nodes.slots, nodes.count, spec.algorithm,
+                         spec.objective, &planned, &err)) {
             rc = cli_fail(&err);
             goto out;
         }

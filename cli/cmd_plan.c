@@ -72,8 +72,8 @@ int cmd_plan(int argc, char **argv)
     }
     smp_placement pl = {0}, blocked = {0};
     double t0 = cli_now();
-    smp_status s = smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, spec.algorithm,
-                            &pl, &err);
+    smp_status s = smp_plan_for(&spec.grid, &spec.stencil, nodes.slots, nodes.count,
+                                spec.algorithm, spec.objective, &pl, &err);
     double seconds = cli_now() - t0;
     if (!s)
         s = smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, SMP_ALG_BLOCKED,

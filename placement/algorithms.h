@@ -49,7 +49,7 @@ smp_status smp_run_construction(smp_algorithm alg, int fold, const smp_grid *gri
  * score, algorithm, fold_axis, constructed and refined. */
 smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                          const int32_t *dense_to_node, int ndense, int nnodes,
-                         smp_placement *out, smp_error *err);
+                         smp_objective obj, smp_placement *out, smp_error *err);
 
 /* Axes no stencil offset moves along (dims > 1): zero[i]; returns how many,
  * or 0 when that would be every axis. */

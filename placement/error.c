@@ -45,3 +45,19 @@ bool smp_algorithm_from_name(const char *name, smp_algorithm *alg)
         }
     return false;
 }
+
+const char *smp_objective_name(smp_objective obj)
+{
+    return obj == SMP_OBJ_MAX ? "max" : obj == SMP_OBJ_SUM ? "sum" : "unknown";
+}
+
+bool smp_objective_from_name(const char *name, smp_objective *obj)
+{
+    if (name && strcmp(name, "sum") == 0)
+        *obj = SMP_OBJ_SUM;
+    else if (name && strcmp(name, "max") == 0)
+        *obj = SMP_OBJ_MAX;
+    else
+        return false;
+    return true;
+}

@@ -36,7 +36,8 @@ smp_status smp_nbr_init(smp_nbr *nb, const smp_grid *grid, const smp_stencil *st
     nb->off = malloc(sizeof(int32_t) * (size_t)nb->nk * (size_t)d);
     nb->w = malloc(sizeof(double) * (size_t)nb->nk);
     nb->delta = malloc(sizeof(int64_t) * (size_t)nb->nk);
-    if (!nb->off || !nb->w || !nb->delta) {
+    nb->wout = malloc(sizeof(double) * (size_t)nb->nk);
+    if (!nb->off || !nb->w || !nb->delta || !nb->wout) {
         smp_nbr_free(nb);
         return smp_error_set(err, SMP_ERR_SYSTEM, "neighbours: out of memory");
     }
@@ -51,6 +52,7 @@ smp_status smp_nbr_init(smp_nbr *nb, const smp_grid *grid, const smp_stencil *st
         const int32_t *o = st->offsets + (size_t)(j % k) * d;
         double w = st->weights ? st->weights[j % k] : 1.0;
         nb->w[j] = sym ? 2 * w : w;
+        nb->wout[j] = sign > 0 ? w : 0;
         nb->delta[j] = 0;
         for (int i = 0; i < d; i++) {
             int64_t x = sign * (int64_t)o[i];
@@ -70,12 +72,17 @@ void smp_nbr_free(smp_nbr *nb)
     free(nb->off);
     free(nb->w);
     free(nb->delta);
+    free(nb->wout);
+    nb->wout = NULL;
     nb->off = NULL;
     nb->w = NULL;
     nb->delta = NULL;
 }
 
-int smp_nbr_list(const smp_nbr *nb, int64_t v, int64_t *t, double *w)
+/* One body for both entry points; with want_wo a compile-time constant
+ * the plain list pays nothing for the directions. */
+static inline __attribute__((always_inline)) int nbr_list(const smp_nbr *nb, int64_t v, int64_t *t,
+                                                          double *w, double *wo, const bool want_wo)
 {
     const smp_grid *g = nb->grid;
     int d = nb->d, n = 0;
@@ -91,6 +98,8 @@ int smp_nbr_list(const smp_nbr *nb, int64_t v, int64_t *t, double *w)
             t[k] = v + nb->delta[k];
             w[k] = nb->w[k];
         }
+        if (want_wo)
+            memcpy(wo, nb->wout, sizeof(double) * (size_t)nb->nk);
         return nb->nk;
     }
     for (int k = 0; k < nb->nk; k++) {
@@ -111,7 +120,19 @@ int smp_nbr_list(const smp_nbr *nb, int64_t v, int64_t *t, double *w)
         if (!inside || x_t == v)
             continue;
         t[n] = x_t;
+        if (want_wo)
+            wo[n] = nb->wout[k];
         w[n++] = nb->w[k];
     }
     return n;
+}
+
+int smp_nbr_list(const smp_nbr *nb, int64_t v, int64_t *t, double *w)
+{
+    return nbr_list(nb, v, t, w, NULL, false);
+}
+
+int smp_nbr_list_dir(const smp_nbr *nb, int64_t v, int64_t *t, double *w, double *wo)
+{
+    return wo ? nbr_list(nb, v, t, w, wo, true) : nbr_list(nb, v, t, w, NULL, false);
 }

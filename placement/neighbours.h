@@ -13,6 +13,7 @@ typedef struct {
     int nk;          /* entries per rank: offsets, or 2x offsets if asymmetric */
     int32_t *off;    /* nk * d */
     double *w;       /* nk: weight of the edge(s) this entry stands for */
+    double *wout;    /* nk: the part of w that leaves the rank (the rest enters) */
     int64_t *delta;  /* nk: the offset as a rank difference, without wrap */
     int64_t stride[SMP_MAX_DIMS];
     /* a rank whose coordinate i lies in [lo[i], hi[i]) has every entry
@@ -32,5 +33,8 @@ void smp_nbr_free(smp_nbr *nb);
  * the edges at v that stay in the grid and do not loop back to v; returns
  * their count.  An end can appear more than once (several edges). */
 int smp_nbr_list(const smp_nbr *nb, int64_t v, int64_t *t, double *w);
+/* The same, and wo[] (if not NULL) the part of each w[] on edges that
+ * leave v (v -> t); the rest of w[] is on edges t -> v. */
+int smp_nbr_list_dir(const smp_nbr *nb, int64_t v, int64_t *t, double *w, double *wo);
 
 #endif

@@ -24,6 +24,21 @@ bool smp_score_better(const smp_score *a, const smp_score *b, bool weighted)
     return a->j_max < b->j_max;
 }
 
+bool smp_score_better_for(const smp_score *a, const smp_score *b, bool weighted,
+                          smp_objective obj)
+{
+    if (obj != SMP_OBJ_MAX)
+        return smp_score_better(a, b, weighted);
+    if (weighted) {
+        if (a->w_max != b->w_max)
+            return a->w_max < b->w_max;
+        return a->w_sum < b->w_sum;
+    }
+    if (a->j_max != b->j_max)
+        return a->j_max < b->j_max;
+    return a->j_sum < b->j_sum;
+}
+
 smp_status smp_run_construction(smp_algorithm alg, int fold, const smp_grid *grid,
                                 const smp_stencil *st, const int32_t *cap,
                                 const int32_t *dense_to_node, int ndense, int32_t *out,
@@ -41,6 +56,13 @@ smp_status smp_run_construction(smp_algorithm alg, int fold, const smp_grid *gri
 smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *slots, int nnodes,
                     smp_algorithm alg, smp_placement *out, smp_error *err)
 {
+    return smp_plan_for(grid, st, slots, nnodes, alg, SMP_OBJ_SUM, out, err);
+}
+
+smp_status smp_plan_for(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
+                        int nnodes, smp_algorithm alg, smp_objective obj, smp_placement *out,
+                        smp_error *err)
+{
     memset(out, 0, sizeof(*out));
     out->fold_axis = -1;
     if (st->ndims != grid->ndims)
@@ -50,6 +72,8 @@ smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *
         return smp_error_set(err, SMP_ERR_INPUT, "nodes: none given");
     if (alg < 0 || alg >= SMP_ALG_COUNT)
         return smp_error_set(err, SMP_ERR_INPUT, "algorithm: unknown");
+    if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
+        return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
     int64_t total = 0;
     for (int i = 0; i < nnodes; i++) {
         if (slots[i] < 1)
@@ -88,7 +112,7 @@ smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *
         out->algorithm = alg;
         goto done;
     }
-    s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, out, err);
+    s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, out, err);
 done:
     free(cap);
     free(dense);

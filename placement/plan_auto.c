@@ -9,7 +9,11 @@
  * by J_sum (weighted when weighted), then J_max; blocked is first among
  * equals, so a tie keeps the launch Slurm would have made anyway.
  * Candidates are rebuilt rather than stored: constructions are cheap and
- * deterministic, memory for a million ranks is not. */
+ * deterministic, memory for a million ranks is not.
+ *
+ * With SMP_OBJ_MAX every comparison above is by J_max, then J_sum, and
+ * the refinement keeps that order (smp_refine_for): auto's J_max is never
+ * above the best J_max of the constructions it tried. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,11 +35,12 @@ struct cand {
 };
 
 /* x before y: the better score, then the one tried first */
-static bool cand_before(const struct cand *x, const struct cand *y, bool weighted)
+static bool cand_before(const struct cand *x, const struct cand *y, bool weighted,
+                        smp_objective obj)
 {
-    if (smp_score_better(&x->sc, &y->sc, weighted))
+    if (smp_score_better_for(&x->sc, &y->sc, weighted, obj))
         return true;
-    if (smp_score_better(&y->sc, &x->sc, weighted))
+    if (smp_score_better_for(&y->sc, &x->sc, weighted, obj))
         return false;
     return x->seq < y->seq;
 }
@@ -47,8 +52,8 @@ static bool same_score(const smp_score *a, const smp_score *b)
 }
 
 smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
-                         const int32_t *dense, int ndense, int nnodes, smp_placement *out,
-                         smp_error *err)
+                         const int32_t *dense, int ndense, int nnodes, smp_objective obj,
+                         smp_placement *out, smp_error *err)
 {
     static const smp_algorithm tries[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
                                           SMP_ALG_KDTREE, SMP_ALG_NODECART, SMP_ALG_BISECT};
@@ -78,7 +83,7 @@ smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int3
             c->alg = tries[t];
             c->fold = f;
             c->seq = nc++;
-            if (nc == 1 || smp_score_better(&c->sc, &out->score, weighted)) {
+            if (nc == 1 || smp_score_better_for(&c->sc, &out->score, weighted, obj)) {
                 memcpy(out->node_of_rank, trial, bytes);
                 out->score = c->sc;
                 out->algorithm = c->alg;
@@ -94,7 +99,7 @@ smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int3
     if (grid->size < 2)
         goto done;
     for (int i = 1; i < nc; i++) /* insertion sort: a few dozen at most */
-        for (int j = i; j > 0 && cand_before(&cands[j], &cands[j - 1], weighted); j--) {
+        for (int j = i; j > 0 && cand_before(&cands[j], &cands[j - 1], weighted, obj); j--) {
             struct cand tmp = cands[j];
             cands[j] = cands[j - 1];
             cands[j - 1] = tmp;
@@ -113,16 +118,16 @@ smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int3
                                       trial, err)))
             goto done;
         smp_refine_stats rs;
-        if ((s = smp_refine(grid, st, trial, nnodes, budget, &rs, err)))
+        if ((s = smp_refine_for(grid, st, trial, nnodes, budget, obj, &rs, err)))
             goto done;
         budget -= rs.work;
-        if (smp_score_better(&rs.after, &out->score, weighted)) {
+        if (smp_score_better_for(&rs.after, &out->score, weighted, obj)) {
             memcpy(out->node_of_rank, trial, bytes);
             out->score = rs.after;
             out->algorithm = cands[i].alg;
             out->fold_axis = cands[i].fold;
             out->constructed = cands[i].sc;
-            out->refined = smp_score_better(&rs.after, &cands[i].sc, weighted);
+            out->refined = smp_score_better_for(&rs.after, &cands[i].sc, weighted, obj);
         }
     }
 done:

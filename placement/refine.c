@@ -21,7 +21,16 @@
  * result depends only on the input) is spent.  Afterwards the placement
  * is rescored from scratch, and if it were worse than the input (rounding
  * of non-integer weights could only make it so by a hair) the input is
- * restored: J_sum never rises. */
+ * restored: J_sum never rises.
+ *
+ * For SMP_OBJ_MAX each node's outgoing cut (weighted) is kept up to date;
+ * a move between a and b changes only theirs.  A run then keeps the
+ * balanced prefix with the lowest (J_max, nodes at J_max, J_sum), J_max
+ * taken over all nodes (the others' from a max tree over the nodes), so a
+ * kept run lowers the busiest node's cut without raising J_max anywhere,
+ * or failing that keeps J_max and the count at it and lowers J_sum.  The
+ * passes repeat while a run changes anything; the final check compares
+ * J_max, then J_sum. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +73,80 @@ struct rf_ctx {
     int64_t *mt;    /* scratch: the moved rank's list, kept while nt is reused */
     int64_t moves;
     const int32_t *parent; /* NULL, or: only pairs with the same parent */
+    smp_objective obj;
+    double *nwo;    /* scratch: the outgoing part of each nw[] */
+    double *out;    /* SMP_OBJ_MAX: each node's outgoing cut */
+    double *tmx;    /* max tree over out[]: the largest value below a tree node */
+    int32_t *tct;   /* and how many nodes hold it */
+    int tsz;        /* leaves (a power of two >= nnodes) */
+    double *log_oa, *log_ob; /* out[a], out[b] after each move of the run */
 };
+
+/* ---- the max tree over the nodes' outgoing cuts (SMP_OBJ_MAX) ---------- */
+
+struct mx {
+    double m; /* the largest value, -1 when none */
+    int32_t n; /* how many hold it */
+};
+
+static bool near(double x, double y, double eps)
+{
+    return x - y <= eps && y - x <= eps;
+}
+
+static struct mx mx_join(struct mx x, struct mx y, double eps)
+{
+    if (near(x.m, y.m, eps))
+        return (struct mx){x.m > y.m ? x.m : y.m, x.n + y.n};
+    return x.m > y.m ? x : y;
+}
+
+static void tree_set(struct rf_ctx *c, int i, double v)
+{
+    int k = c->tsz + i;
+    c->tmx[k] = v;
+    c->tct[k] = 1;
+    for (k /= 2; k >= 1; k /= 2) {
+        struct mx j = mx_join((struct mx){c->tmx[2 * k], c->tct[2 * k]},
+                              (struct mx){c->tmx[2 * k + 1], c->tct[2 * k + 1]}, c->eps);
+        c->tmx[k] = j.m;
+        c->tct[k] = j.n;
+    }
+}
+
+/* max and count over the nodes in [lo, hi) */
+static struct mx tree_range(const struct rf_ctx *c, int lo, int hi)
+{
+    struct mx r = {-1, 0};
+    for (lo += c->tsz, hi += c->tsz; lo < hi; lo /= 2, hi /= 2) {
+        if (lo & 1) {
+            r = mx_join(r, (struct mx){c->tmx[lo], c->tct[lo]}, c->eps);
+            lo++;
+        }
+        if (hi & 1) {
+            hi--;
+            r = mx_join(r, (struct mx){c->tmx[hi], c->tct[hi]}, c->eps);
+        }
+    }
+    return r;
+}
+
+/* (J_max, nodes at it) with out[a] = oa and out[b] = ob, others as given */
+static struct mx with_pair(const struct rf_ctx *c, struct mx others, double oa, double ob)
+{
+    struct mx r = mx_join(others, (struct mx){oa, 1}, c->eps);
+    return mx_join(r, (struct mx){ob, 1}, c->eps);
+}
+
+/* x lower than y: J_max, then the count at it, then J_sum (-cum) */
+static bool phi_lower(const struct rf_ctx *c, struct mx x, double cx, struct mx y, double cy)
+{
+    if (!near(x.m, y.m, c->eps))
+        return x.m < y.m;
+    if (x.n != y.n)
+        return x.n < y.n;
+    return cx > cy + c->eps;
+}
 
 static bool heap_before(const struct heap_ent *a, const struct heap_ent *b)
 {
@@ -162,10 +244,23 @@ static int32_t heap_head(struct rf_ctx *c, int s, int32_t self, int32_t other, d
 }
 
 /* One FM run between nodes a and b, seeded with the ranks of seeds that
- * sit on the a-b boundary.  Returns the gain kept (>= 0), -1 on ENOMEM. */
-static double fm_pair(struct rf_ctx *c, int32_t a, int32_t b, const int32_t *seeds, size_t nseeds)
+ * sit on the a-b boundary.  Returns 1 if it kept moves, 0 if not, -1 on
+ * ENOMEM; *kept is the drop in weighted J_sum of the moves kept. */
+static inline __attribute__((always_inline)) int
+fm_pair_impl(struct rf_ctx *c, int32_t a, int32_t b, const int32_t *seeds, size_t nseeds,
+             double *kept, const bool max)
 {
     int32_t side_node[2] = {a, b};
+    struct mx others = {-1, 0}, best_phi = {0, 0};
+    double oa = 0, ob = 0;
+    if (max) {
+        int lo = a < b ? a : b, hi = a < b ? b : a;
+        others = mx_join(tree_range(c, 0, lo), tree_range(c, lo + 1, hi), c->eps);
+        others = mx_join(others, tree_range(c, hi + 1, c->tsz), c->eps);
+        oa = c->out[a];
+        ob = c->out[b];
+        best_phi = with_pair(c, others, oa, ob);
+    }
     c->run++;
     c->h[0].n = c->h[1].n = 0;
     for (size_t i = 0; i < nseeds; i++) {
@@ -210,15 +305,57 @@ static double fm_pair(struct rf_ctx *c, int32_t a, int32_t b, const int32_t *see
             if (!nl)
                 return -1;
             c->log_v = nl;
+            if (max) {
+                double *la = realloc(c->log_oa, nc * sizeof(double));
+                if (la)
+                    c->log_oa = la;
+                double *lb = la ? realloc(c->log_ob, nc * sizeof(double)) : NULL;
+                if (!lb)
+                    return -1;
+                c->log_ob = lb;
+            }
             c->log_cap = nc;
         }
         c->log_v[nmoves++] = v;
-        if (bal == 0 && cum > best + c->eps) {
+        /* v's list, taken after the move (it never lists v itself) */
+        c->work++;
+        int n = max ? smp_nbr_list_dir(&c->nb, v, c->nt, c->nw, c->nwo)
+                    : smp_nbr_list(&c->nb, v, c->nt, c->nw);
+        if (max) {
+            /* only a's and b's outgoing cuts change: v's outgoing edges
+             * leave its old node's count and join its new one's, edges
+             * into v from its old node now cross, from its new one no more */
+            double d_from = 0, d_to = 0;
+            int32_t from = side_node[s], to = side_node[1 - s];
+            for (int i = 0; i < n; i++) {
+                int32_t x = c->node[c->nt[i]];
+                double wo = c->nwo[i], wi = c->nw[i] - c->nwo[i];
+                if (x != from)
+                    d_from -= wo;
+                else
+                    d_from += wi;
+                if (x != to)
+                    d_to += wo;
+                else
+                    d_to -= wi;
+            }
+            oa += s ? d_to : d_from;
+            ob += s ? d_from : d_to;
+            c->log_oa[nmoves - 1] = oa;
+            c->log_ob[nmoves - 1] = ob;
+            if (bal == 0) {
+                struct mx phi = with_pair(c, others, oa, ob);
+                if (phi_lower(c, phi, cum, best_phi, best)) {
+                    best_phi = phi;
+                    best = cum;
+                    best_len = nmoves;
+                }
+            }
+        } else if (bal == 0 && cum > best + c->eps) {
             best = cum;
             best_len = nmoves;
         }
         /* v's neighbours in a or b get fresh gains */
-        int n = nlist(c, v);
         memcpy(c->mt, c->nt, sizeof(int64_t) * (size_t)n);
         for (int i = 0; i < n; i++) {
             int32_t t = (int32_t)c->mt[i], x = c->node[t];
@@ -234,7 +371,23 @@ static double fm_pair(struct rf_ctx *c, int32_t a, int32_t b, const int32_t *see
         c->node[v] = c->node[v] == a ? b : a;
     }
     c->moves += (int64_t)best_len;
-    return best;
+    if (max && best_len) {
+        c->out[a] = c->log_oa[best_len - 1];
+        c->out[b] = c->log_ob[best_len - 1];
+        tree_set(c, a, c->out[a]);
+        tree_set(c, b, c->out[b]);
+    }
+    *kept = best_len ? best : 0;
+    return best_len > 0;
+}
+
+/* the two objectives compiled apart: SMP_OBJ_SUM's runs pay nothing for max */
+static int fm_pair(struct rf_ctx *c, int32_t a, int32_t b, const int32_t *seeds, size_t nseeds,
+                   double *kept)
+{
+    if (c->obj == SMP_OBJ_MAX)
+        return fm_pair_impl(c, a, b, seeds, nseeds, kept, true);
+    return fm_pair_impl(c, a, b, seeds, nseeds, kept, false);
 }
 
 /* Ranks with a neighbour on another node, grouped by node (CSR: start has
@@ -303,6 +456,7 @@ static smp_status refine_passes(struct rf_ctx *c, int64_t p, int nnodes, smp_ref
         for (int i = 0; i < nnodes; i++)
             seen[i] = -1;
         double pass_gain = 0;
+        bool pass_moved = false;
         for (int32_t a = 0; a < nnodes && c->work < c->budget; a++) {
             if (!active[a])
                 continue;
@@ -336,13 +490,15 @@ static smp_status refine_passes(struct rf_ctx *c, int64_t p, int nnodes, smp_ref
                 }
                 memcpy(seeds, list + start[a], sizeof(int32_t) * na);
                 memcpy(seeds + na, list + start[b], sizeof(int32_t) * nb);
-                double g = fm_pair(c, a, b, seeds, na + nb);
-                if (g < 0) {
+                double g;
+                int moved = fm_pair(c, a, b, seeds, na + nb, &g);
+                if (moved < 0) {
                     s = smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory");
                     goto done;
                 }
-                if (g > 0) {
+                if (moved) {
                     pass_gain += g;
+                    pass_moved = true;
                     changed[a] = changed[b] = 1;
                 }
             }
@@ -351,7 +507,7 @@ static smp_status refine_passes(struct rf_ctx *c, int64_t p, int nnodes, smp_ref
             stats->passes++;
             stats->gain += pass_gain;
         }
-        if (pass_gain <= c->eps)
+        if (!pass_moved)
             break;
         /* next pass: the changed nodes and their neighbours' pairs with them */
         memcpy(active, changed, (size_t)nnodes);
@@ -384,9 +540,41 @@ int64_t smp_refine_default_budget(int64_t ranks)
     return SMP_REFINE_WORK_PER_RANK * ranks + SMP_REFINE_WORK_MIN;
 }
 
+/* SMP_OBJ_MAX: every node's outgoing cut, and the max tree over them. */
+static smp_status out_init(struct rf_ctx *c, int64_t p, int nnodes, smp_error *err)
+{
+    c->tsz = 1;
+    while (c->tsz < nnodes)
+        c->tsz *= 2;
+    c->out = calloc((size_t)nnodes, sizeof(double));
+    c->tmx = malloc(sizeof(double) * 2 * (size_t)c->tsz);
+    c->tct = calloc(2 * (size_t)c->tsz, sizeof(int32_t));
+    if (!c->out || !c->tmx || !c->tct)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory for %d nodes", nnodes);
+    for (int64_t v = 0; v < p; v++) {
+        c->work++;
+        int n = smp_nbr_list_dir(&c->nb, v, c->nt, c->nw, c->nwo);
+        int32_t me = c->node[v];
+        for (int i = 0; i < n; i++)
+            if (c->node[c->nt[i]] != me)
+                c->out[me] += c->nwo[i];
+    }
+    for (int k = 0; k < 2 * c->tsz; k++)
+        c->tmx[k] = -1;
+    for (int i = 0; i < nnodes; i++)
+        c->tmx[c->tsz + i] = c->out[i], c->tct[c->tsz + i] = 1;
+    for (int k = c->tsz - 1; k >= 1; k--) {
+        struct mx j = mx_join((struct mx){c->tmx[2 * k], c->tct[2 * k]},
+                              (struct mx){c->tmx[2 * k + 1], c->tct[2 * k + 1]}, c->eps);
+        c->tmx[k] = j.m;
+        c->tct[k] = j.n;
+    }
+    return SMP_OK;
+}
+
 static smp_status refine_impl(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                               int nnodes, const int32_t *parent, int64_t budget,
-                              smp_refine_stats *stats, smp_error *err)
+                              smp_objective obj, smp_refine_stats *stats, smp_error *err)
 {
     if (stats)
         memset(stats, 0, sizeof(*stats));
@@ -400,7 +588,7 @@ static smp_status refine_impl(const smp_grid *grid, const smp_stencil *st, int32
         return s; /* also rejects ranks on nodes out of range */
     if (budget <= 0)
         budget = smp_refine_default_budget(grid->size);
-    struct rf_ctx c = {.node = node_of_rank, .budget = budget, .parent = parent};
+    struct rf_ctx c = {.node = node_of_rank, .budget = budget, .parent = parent, .obj = obj};
     if ((s = smp_nbr_init(&c.nb, grid, st, err)))
         return s;
     int64_t p = grid->size;
@@ -411,26 +599,33 @@ static smp_status refine_impl(const smp_grid *grid, const smp_stencil *st, int32
     c.nt = malloc(sizeof(int64_t) * (size_t)c.nb.nk);
     c.mt = malloc(sizeof(int64_t) * (size_t)c.nb.nk);
     c.nw = malloc(sizeof(double) * (size_t)c.nb.nk);
+    c.nwo = malloc(sizeof(double) * (size_t)c.nb.nk);
     c.lock = calloc((size_t)p, sizeof(uint32_t));
     int32_t *orig = malloc(sizeof(int32_t) * (size_t)p);
-    if (!c.nt || !c.mt || !c.nw || !c.lock || !orig) {
+    if (!c.nt || !c.mt || !c.nw || !c.nwo || !c.lock || !orig) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory for %lld ranks", (long long)p);
         goto done;
     }
     memcpy(orig, node_of_rank, sizeof(int32_t) * (size_t)p);
+    if (obj == SMP_OBJ_MAX && (s = out_init(&c, p, nnodes, err)))
+        goto restore;
     if ((s = refine_passes(&c, p, nnodes, stats, err)))
         goto restore;
     if ((s = smp_score_compute(grid, st, node_of_rank, nnodes, &after, err)))
         goto restore;
     bool weighted = smp_stencil_weighted(st);
-    if (weighted ? after.w_sum > before.w_sum : after.j_sum > before.j_sum)
+    /* never worse than the input: under SMP_OBJ_SUM by J_sum alone, as
+     * always; under SMP_OBJ_MAX by J_max, then J_sum */
+    bool worse = obj == SMP_OBJ_MAX
+                     ? smp_score_better_for(&before, &after, weighted, obj)
+                     : (weighted ? after.w_sum > before.w_sum : after.j_sum > before.j_sum);
+    if (worse)
         memcpy(node_of_rank, orig, sizeof(int32_t) * (size_t)p);
     if (stats) {
         stats->work = c.work;
         stats->moves = c.moves;
         stats->before = before;
-        stats->after = weighted ? (after.w_sum > before.w_sum ? before : after)
-                                : (after.j_sum > before.j_sum ? before : after);
+        stats->after = worse ? before : after;
     }
     goto done;
 restore: /* a failure half-way leaves the input as it was */
@@ -440,6 +635,12 @@ done:
     free(c.nt);
     free(c.mt);
     free(c.nw);
+    free(c.nwo);
+    free(c.out);
+    free(c.tmx);
+    free(c.tct);
+    free(c.log_oa);
+    free(c.log_ob);
     free(c.lock);
     free(c.h[0].e);
     free(c.h[1].e);
@@ -451,12 +652,21 @@ done:
 smp_status smp_refine(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                       int nnodes, int64_t budget, smp_refine_stats *stats, smp_error *err)
 {
-    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, stats, err);
+    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, SMP_OBJ_SUM, stats, err);
+}
+
+smp_status smp_refine_for(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                          int nnodes, int64_t budget, smp_objective obj,
+                          smp_refine_stats *stats, smp_error *err)
+{
+    if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
+        return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
+    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, obj, stats, err);
 }
 
 smp_status smp_refine_within(const smp_grid *grid, const smp_stencil *st, int32_t *label,
                              int nlabels, const int32_t *parent, int64_t budget,
                              smp_refine_stats *stats, smp_error *err)
 {
-    return refine_impl(grid, st, label, nlabels, parent, budget, stats, err);
+    return refine_impl(grid, st, label, nlabels, parent, budget, SMP_OBJ_SUM, stats, err);
 }

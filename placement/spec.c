@@ -228,6 +228,20 @@ static smp_status parse_algorithm(smp_spec *spec, const json_t *js, smp_error *e
     return SMP_OK;
 }
 
+/* "objective": what auto and the refinement minimise first. */
+static smp_status parse_objective(smp_spec *spec, const json_t *js, smp_error *err)
+{
+    const char *name = json_string_value(js);
+    if (!name)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "objective: must be \"sum\" or \"max\", not %s", json_kind(js));
+    if (!smp_objective_from_name(name, &spec->objective))
+        return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown '%.64s' (one of sum, max)",
+                             name);
+    spec->have_objective = true;
+    return SMP_OK;
+}
+
 /* "bind" and "sockets": how the plugin binds tasks inside a node, and the
  * socket count per node for when Slurm does not say (the CLI). */
 static smp_status parse_binding(smp_spec *spec, const json_t *bind, const json_t *sockets,
@@ -262,8 +276,8 @@ static smp_status parse_binding(smp_spec *spec, const json_t *bind, const json_t
 smp_status smp_spec_parse(smp_spec *spec, const char *text, size_t len, const char *specs_dir,
                           smp_error *err)
 {
-    static const char *const keys[] = {"grid",  "stencil", "algorithm", "description",
-                                       "bind",  "sockets", NULL};
+    static const char *const keys[] = {"grid", "stencil", "algorithm", "description",
+                                       "bind", "sockets", "objective", NULL};
     memset(spec, 0, sizeof(*spec));
     if (len > SMP_MAX_SPEC_BYTES)
         return smp_error_set(err, SMP_ERR_INPUT, "spec: %zu bytes, above the limit of %d", len,
@@ -289,8 +303,11 @@ smp_status smp_spec_parse(smp_spec *spec, const char *text, size_t len, const ch
     else if ((s = parse_grid(spec, grid, err)) || (s = parse_stencil(spec, st, specs_dir, err)) ||
              (alg && (s = parse_algorithm(spec, alg, err))))
         ;
-    else
-        s = parse_binding(spec, json_object_get(root, "bind"), json_object_get(root, "sockets"), err);
+    else if ((s = parse_binding(spec, json_object_get(root, "bind"),
+                                json_object_get(root, "sockets"), err)))
+        ;
+    else if (json_object_get(root, "objective"))
+        s = parse_objective(spec, json_object_get(root, "objective"), err);
     json_decref(root);
     if (s)
         smp_spec_free(spec);

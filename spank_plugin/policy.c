@@ -1,5 +1,5 @@
 /* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
- * max_ranks=, bind=.  Anything else is an error, so a typo is never ignored. */
+ * max_ranks=, bind=, objective=.  Anything else is an error, so a typo is never ignored. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
         const char *eq = strchr(arg, '=');
         if (!eq)
             return fail(msg, n, "plugstack argument '%.100s': expected KEY=VALUE (keys: %s)", arg,
-                        "default, algorithm, on_error, record_dir, max_ranks, bind");
+                        "default, algorithm, on_error, record_dir, max_ranks, bind, objective");
         size_t klen = (size_t)(eq - arg);
         const char *val = eq + 1;
 #define KEY(k) (klen == sizeof(k) - 1 && !strncmp(arg, k, klen))
@@ -70,11 +70,23 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
             else
                 return fail(msg, n, "plugstack argument bind=%.100s: %s", val,
                             "must be 'none' or 'socket'");
+        } else if (KEY("objective")) {
+            if (!smp_objective_from_name(val, &pol->objective))
+                return fail(msg, n, "plugstack argument objective=%.100s: %s", val,
+                            "must be 'sum' or 'max'");
+            pol->have_objective = true;
         } else {
             return fail(msg, n, "plugstack argument '%.100s': unknown key (known: %s)", arg,
-                        "default, algorithm, on_error, record_dir, max_ranks, bind");
+                        "default, algorithm, on_error, record_dir, max_ranks, bind, objective");
         }
 #undef KEY
     }
     return 0;
+}
+
+smp_objective sm_policy_objective(const sm_policy *pol, const smp_spec *spec)
+{
+    if (spec->have_objective)
+        return spec->objective;
+    return pol->have_objective ? pol->objective : SMP_OBJ_SUM;
 }

@@ -20,10 +20,16 @@ typedef struct {
     bool bind_socket;         /* bind=socket: bind every placed step's tasks to
                                * their socket (bind=none, the default: only
                                * specs with "bind": "socket") */
+    bool have_objective;      /* objective=sum|max: the site's default for
+                               * specs that do not say; a spec's wins */
+    smp_objective objective;
 } sm_policy;
 
 /* Parses the plugstack.conf arguments.  Returns 0, or -1 with a message in
  * msg naming the offending argument (unknown arguments are rejected). */
 int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t msglen);
+/* The objective a step is planned for: the spec's "objective" when it
+ * gives one, else the site's objective=, else sum. */
+smp_objective sm_policy_objective(const sm_policy *pol, const smp_spec *spec);
 
 #endif

@@ -84,6 +84,7 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
                                                 : json_null());
         json_object_set_new(j, "algorithm_used",
                             json_string(smp_algorithm_name(st->pl.algorithm)));
+        json_object_set_new(j, "objective", json_string(smp_objective_name(st->objective)));
         json_object_set_new(j, "fallback", json_null());
         json_object_set_new(j, "j_sum", json_integer(st->pl.score.j_sum));
         json_object_set_new(j, "j_max", json_integer(st->pl.score.j_max));

@@ -104,8 +104,9 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     if ((s = smp_spec_resolve(&st->spec, st->ranks, err)))
         return s;
     st->requested = pol->have_algorithm ? pol->algorithm : st->spec.algorithm;
-    s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
-                 st->requested, &st->pl, err);
+    st->objective = sm_policy_objective(pol, &st->spec);
+    s = smp_plan_for(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
+                     st->requested, st->objective, &st->pl, err);
     if (!s)
         s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                      SMP_ALG_BLOCKED, &st->blocked, err);
@@ -277,9 +278,13 @@ void sm_step_summary(const sm_step *st, FILE *out)
 {
     if (!st->placed)
         return;
-    fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)\n",
+    fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
             smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
+    if (st->objective == SMP_OBJ_MAX) /* the default says nothing more */
+        fprintf(out, ", objective max: busiest node %lld (blocked %lld)",
+                (long long)st->pl.score.j_max, (long long)st->blocked.score.j_max);
+    fputc('\n', out);
     if (st->bind)
         fprintf(out, "stencil-map: bind=socket, inter-socket edges %lld (naive split %lld)%s%s\n",
                 (long long)st->sock.j_sum, (long long)st->sock_naive.j_sum,

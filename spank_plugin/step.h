@@ -26,6 +26,7 @@ typedef struct {
     smp_spec spec;
     smp_nodes nodes;
     smp_algorithm requested;  /* after the site's algorithm= override */
+    smp_objective objective;  /* the spec's, else the site's objective=, else sum */
     smp_placement pl, blocked;
     int64_t ranks;
     char dir[1024];           /* private per-step directory */

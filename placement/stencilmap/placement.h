@@ -69,6 +69,15 @@ typedef struct {
     char name[64];      /* name it was loaded by, "" for inline offsets */
 } smp_stencil;
 
+/* What auto and the refinement minimise first.  SMP_OBJ_SUM: J_sum, then
+ * J_max; SMP_OBJ_MAX: J_max (the busiest node's inter-node edges, which
+ * the halo exchange's time follows), then J_sum.  Weighted when the
+ * stencil has weights. */
+typedef enum {
+    SMP_OBJ_SUM = 0,
+    SMP_OBJ_MAX
+} smp_objective;
+
 /* Binding inside the node that a spec asks of the plugin. */
 typedef enum {
     SMP_BIND_NONE = 0,
@@ -85,6 +94,8 @@ typedef struct {
     char name[64]; /* named spec it was loaded from, "" for a path or text */
     smp_bind bind; /* "bind": "none" (default) or "socket" */
     int sockets;   /* "sockets": per node when not known otherwise, 0 = not given */
+    bool have_objective;     /* "objective" was given */
+    smp_objective objective; /* "objective": "sum" or "max"; SMP_OBJ_SUM if not given */
 } smp_spec;
 
 /* The allocation: node names with their slot counts, in Slurm's order. */
@@ -131,6 +142,13 @@ void smp_error_clear(smp_error *err);
 const char *smp_algorithm_name(smp_algorithm alg);
 /* Returns false when name is not an algorithm. */
 bool smp_algorithm_from_name(const char *name, smp_algorithm *alg);
+const char *smp_objective_name(smp_objective obj); /* "sum", "max" */
+/* Returns false when name is neither "sum" nor "max". */
+bool smp_objective_from_name(const char *name, smp_objective *obj);
+/* a better than b under obj: SMP_OBJ_SUM compares J_sum then J_max,
+ * SMP_OBJ_MAX J_max then J_sum (the weighted figures if weighted). */
+bool smp_score_better_for(const smp_score *a, const smp_score *b, bool weighted,
+                          smp_objective obj);
 
 /* ---- grid ------------------------------------------------------------ */
 /* Checks dims, computes size with overflow checks; field names "grid.dims". */
@@ -196,6 +214,11 @@ void smp_nodes_free(smp_nodes *nodes);
 smp_status smp_plan(const smp_grid *grid, const smp_stencil *st,
                     const int32_t *slots, int nnodes, smp_algorithm alg,
                     smp_placement *out, smp_error *err);
+/* smp_plan with the objective auto selects and refines for (smp_plan is
+ * SMP_OBJ_SUM); the single constructions do not depend on it. */
+smp_status smp_plan_for(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
+                        int nnodes, smp_algorithm alg, smp_objective obj, smp_placement *out,
+                        smp_error *err);
 /* Improves a placement in place by moving ranks between nodes that share
  * cut edges (boundary Fiduccia-Mattheyses between node pairs, weighted by
  * the stencil's weights).  Every node keeps exactly the number of ranks it
@@ -206,6 +229,14 @@ smp_status smp_refine(const smp_grid *grid, const smp_stencil *st, int32_t *node
                       int nnodes, int64_t budget, smp_refine_stats *stats, smp_error *err);
 /* The budget auto uses: proportional to the ranks, a floor for small grids. */
 int64_t smp_refine_default_budget(int64_t ranks);
+/* smp_refine for an objective.  SMP_OBJ_MAX keeps a run's moves only when
+ * they lower (J_max, the number of nodes at J_max, J_sum) in that order:
+ * first the busiest node's cut comes down without J_max rising anywhere
+ * else, then J_sum moves that keep J_max.  The result is never worse than
+ * the input under the objective (smp_score_better_for). */
+smp_status smp_refine_for(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                          int nnodes, int64_t budget, smp_objective obj,
+                          smp_refine_stats *stats, smp_error *err);
 /* J_sum/J_max of any placement. */
 smp_status smp_score_compute(const smp_grid *grid, const smp_stencil *st,
                              const int32_t *node_of_rank, int nnodes,

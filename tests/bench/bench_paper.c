@@ -8,9 +8,11 @@
  * runs that mode.  Times are printed, never asserted there.
  *
  * --big NAME (internal): plans the million-rank instance once with NAME
- * (an algorithm or "scotch") and prints "j_sum j_max exact"; the parent
- * runs it through fork/exec so that wait4() reports the child's own CPU
- * time and peak RSS, not the bench's. */
+ * (an algorithm, "auto-max" for auto with objective max, or "scotch") and
+ * prints "j_sum j_max exact"; the parent runs it through fork/exec so that
+ * wait4() reports the child's own CPU time and peak RSS, not the bench's.
+ * --small NAME does the same for a 10,000-rank step (100x100, 5-point, on
+ * nodes of 64), the size srun must plan cheaply. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -97,12 +99,99 @@ static const double hyperplane_bar[3] = {0.70, 0.30, 0.50};
  * must be at or below them even where Scotch is not installed. */
 static const double scotch_issue_median[3] = {0.614, 0.106, 0.435};
 
+/* Issue 17: auto's median J_sum/blocked per family before "objective"
+ * existed; with "objective": "max" the medians may rise by 2 % at most. */
+static const double auto_sum_median_before[3] = {0.589, 0.106, 0.418};
+
 static const char *const families[] = {"nearest", "component", "hops"};
+/* the columns: the single constructions, then auto for each objective */
 static const smp_algorithm algs[] = {SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS, SMP_ALG_KDTREE,
-                                     SMP_ALG_NODECART,   SMP_ALG_BISECT, SMP_ALG_AUTO};
+                                     SMP_ALG_NODECART,   SMP_ALG_BISECT, SMP_ALG_AUTO,
+                                     SMP_ALG_AUTO};
+static const smp_objective objs[] = {SMP_OBJ_SUM, SMP_OBJ_SUM, SMP_OBJ_SUM, SMP_OBJ_SUM,
+                                     SMP_OBJ_SUM, SMP_OBJ_SUM, SMP_OBJ_MAX};
+static const char *const col_names[] = {"hyperplane", "strips", "kdtree", "nodecart",
+                                        "bisect",     "auto",   "auto-max"};
 #define NALGS ((int)(sizeof(algs) / sizeof(algs[0])))
-#define AUTO_COL (NALGS - 1)
+#define AUTO_COL (NALGS - 2)    /* auto, objective sum */
+#define AUTOMAX_COL (NALGS - 1) /* auto, objective max */
 #define SCOTCH_COL NALGS /* used only when HAVE_SCOTCH_COL */
+
+/* ---- the general mappers' figures (peers_144.tsv) ------------------------ */
+
+#define NPEERS 8
+static const char *const peer_names[NPEERS] = {
+    "scotch",   "kaffpa_strong", "kaffpa_strong_best10", "kaffpa_eco",
+    "metis_rb", "metis_rb_nc10", "metis_kway",           "mtkahypar_highest_quality"};
+
+struct peer_row {
+    char family[16];
+    int N, n, d;
+    long long blocked, js[NPEERS], best, bound; /* -1: not given */
+};
+
+static struct peer_row peer_rows[3 * MAX_INST];
+static int npeer_rows;
+
+static long long peer_field(const char *tok)
+{
+    return strcmp(tok, "-") ? atoll(tok) : -1;
+}
+
+/* Reads the data file; the bench fails when it is missing or malformed. */
+static void peers_load(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "bench: cannot open %s\n", path);
+        exit(1);
+    }
+    char line[1024];
+    bool header = false;
+    while (fgets(line, sizeof(line), f)) {
+        if (line[0] == '#')
+            continue;
+        if (!header) { /* the column names: the peers in this order */
+            header = true;
+            continue;
+        }
+        if (npeer_rows == (int)(sizeof(peer_rows) / sizeof(peer_rows[0]))) {
+            fprintf(stderr, "bench: %s: too many rows\n", path);
+            exit(1);
+        }
+        struct peer_row *r = &peer_rows[npeer_rows];
+        char *tok[7 + NPEERS], *save = NULL;
+        int nt = 0;
+        for (char *t = strtok_r(line, "\t\n", &save); t && nt < 7 + NPEERS;
+             t = strtok_r(NULL, "\t\n", &save))
+            tok[nt++] = t;
+        if (nt != 7 + NPEERS || strlen(tok[0]) >= sizeof(r->family)) {
+            fprintf(stderr, "bench: %s: malformed row %d\n", path, npeer_rows + 1);
+            exit(1);
+        }
+        strcpy(r->family, tok[0]);
+        r->N = atoi(tok[1]);
+        r->n = atoi(tok[2]);
+        r->d = atoi(tok[3]);
+        r->blocked = peer_field(tok[4]);
+        for (int k = 0; k < NPEERS; k++)
+            r->js[k] = peer_field(tok[5 + k]);
+        r->best = peer_field(tok[5 + NPEERS]);
+        r->bound = peer_field(tok[6 + NPEERS]);
+        npeer_rows++;
+    }
+    fclose(f);
+}
+
+static const struct peer_row *peers_find(const char *family, const struct instance *in)
+{
+    for (int i = 0; i < npeer_rows; i++) {
+        const struct peer_row *r = &peer_rows[i];
+        if (!strcmp(r->family, family) && r->N == in->N && r->n == in->n && r->d == in->d)
+            return r;
+    }
+    return NULL;
+}
 
 static int bars_missed, bars_checked;
 
@@ -146,33 +235,38 @@ static bool placement_sound(const smp_grid *g, const smp_stencil *st, const int3
 /* ---- the million-rank instance ------------------------------------------ */
 
 #define BIG_NODES 7813
+#define SMALL_NODES 157 /* 10,000 ranks on nodes of 64, the last one short */
 
-static void big_instance(smp_grid *g, smp_stencil *st, int32_t **slots)
+static void big_instance(bool small, smp_grid *g, smp_stencil *st, int32_t **slots, int *nn)
 {
     smp_error err;
     int64_t dims[2] = {1000, 1000};
+    if (small)
+        dims[0] = dims[1] = 100;
     if (smp_grid_init(g, 2, dims, NULL, &err) || smp_stencil_family(st, "nearest", 2, &err))
         die(&err);
-    *slots = malloc(sizeof(int32_t) * BIG_NODES);
-    for (int i = 0; i < BIG_NODES; i++)
-        (*slots)[i] = 128;
+    *nn = small ? SMALL_NODES : BIG_NODES;
+    *slots = malloc(sizeof(int32_t) * (size_t)*nn);
+    for (int i = 0; i < *nn; i++)
+        (*slots)[i] = small ? 64 : 128;
 }
 
 /* The child: one plan, figures on stdout. */
-static int big_child(const char *name)
+static int big_child(const char *name, bool small)
 {
     smp_grid g;
     smp_stencil st;
     int32_t *slots;
     smp_error err;
-    big_instance(&g, &st, &slots);
+    int BIG_NN;
+    big_instance(small, &g, &st, &slots, &BIG_NN);
     if (!strcmp(name, "scotch")) {
 #ifdef SMP_WITH_SCOTCH
         int32_t *map = malloc(sizeof(int32_t) * (size_t)g.size);
         smp_scotch_info info;
         smp_score sc;
-        if (!map || smp_scotch_map(&g, &st, slots, BIG_NODES, map, &info, &err) ||
-            smp_score_compute(&g, &st, map, BIG_NODES, &sc, &err))
+        if (!map || smp_scotch_map(&g, &st, slots, BIG_NN, map, &info, &err) ||
+            smp_score_compute(&g, &st, map, BIG_NN, &sc, &err))
             die(&err);
         printf("%lld %lld %d %d %lld -\n", (long long)sc.j_sum, (long long)sc.j_max, info.exact,
                info.overfull, (long long)info.max_excess);
@@ -181,16 +275,19 @@ static int big_child(const char *name)
         return 2;
 #endif
     }
-    smp_algorithm alg;
-    if (!smp_algorithm_from_name(name, &alg))
+    smp_algorithm alg = SMP_ALG_AUTO;
+    smp_objective obj = SMP_OBJ_SUM;
+    if (!strcmp(name, "auto-max"))
+        obj = SMP_OBJ_MAX;
+    else if (!smp_algorithm_from_name(name, &alg))
         return 2;
     smp_placement pl;
-    smp_status s = smp_plan(&g, &st, slots, BIG_NODES, alg, &pl, &err);
+    smp_status s = smp_plan_for(&g, &st, slots, BIG_NN, alg, obj, &pl, &err);
     if (s == SMP_ERR_INFEASIBLE)
         return 3;
     if (s)
         die(&err);
-    bool sound = placement_sound(&g, &st, slots, BIG_NODES, &pl);
+    bool sound = placement_sound(&g, &st, slots, BIG_NN, &pl);
     printf("%lld %lld %d 0 0 %s%s\n", (long long)pl.score.j_sum, (long long)pl.score.j_max, sound,
            smp_algorithm_name(pl.algorithm), pl.refined ? "+refined" : "");
     return 0;
@@ -205,7 +302,7 @@ struct big_result {
 };
 
 /* Runs `self --big name` and collects its figures and resource use. */
-static struct big_result big_run(const char *self, const char *name)
+static struct big_result big_run(const char *self, const char *name, bool small)
 {
     struct big_result r = {0};
     int fd[2];
@@ -217,7 +314,7 @@ static struct big_result big_run(const char *self, const char *name)
         dup2(fd[1], 1);
         close(fd[0]);
         close(fd[1]);
-        execl(self, self, "--big", name, (char *)NULL);
+        execl(self, self, small ? "--small" : "--big", name, (char *)NULL);
         _exit(127);
     }
     close(fd[1]);
@@ -314,13 +411,16 @@ static void sockets_section(void)
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--big"))
-        return big_child(argv[2]);
+        return big_child(argv[2], false);
+    if (argc == 3 && !strcmp(argv[1], "--small"))
+        return big_child(argv[2], true);
     bool check = argc > 1 && !strcmp(argv[1], "--check");
     bool scotch = HAVE_SCOTCH_COL && !check;
     smp_error err;
     int worse_auto = 0, auto_loses = 0, unsound = 0;
     static struct instance inst[MAX_INST];
     int ninst_all = paper_instances(inst);
+    peers_load(PEERS_FILE);
 
     printf("Paper 001 instance set: N in {10,13,...,31} nodes, n in {10,13,...,31,32} ranks per node,\n"
            "d in {2,3}, grid = balanced factorisation (MPI_Dims_create) of N*n.\n");
@@ -340,6 +440,13 @@ int main(int argc, char **argv)
         static long long js[NALGS + 1][MAX_INST];
         int beats[NALGS + 1] = {0}, ninst = 0, scotch_exact = 0, refined = 0;
         int n2d = 0, auto_opt = 0, scotch_opt = 0, below_bound = 0;
+        /* issue 17: auto-max's J_max above the best single construction's */
+        int max_worse = 0, sum_max_worse = 0;
+        double sum_max_ratio = 1; /* auto's J_max over the best construction's, at worst */
+        /* auto (sum, then max) against each peer and the best one (NPEERS) */
+        int p_win[2][NPEERS + 1] = {{0}}, p_tie[2][NPEERS + 1] = {{0}}, p_loss[2][NPEERS + 1] = {{0}};
+        int peer_missing = 0, peer_mismatch = 0, nbound = 0, under_lb = 0;
+        static double lb_gap[2][MAX_INST];
         double scotch_cpu = 0;
         for (int t = 0; t < ninst_all; t++) {
             int N = inst[t].N, n = inst[t].n, d = inst[t].d;
@@ -356,13 +463,13 @@ int main(int argc, char **argv)
             smp_score scs[NALGS + 1];
             for (int a = 0; a < NALGS; a++) {
                 smp_placement pl;
-                smp_status s = smp_plan(&grid, &st, slots, N, algs[a], &pl, &err);
+                smp_status s = smp_plan_for(&grid, &st, slots, N, algs[a], objs[a], &pl, &err);
                 scs[a] = base.score; /* not applicable: counts as blocked */
                 if (s == SMP_OK) {
                     scs[a] = pl.score;
                     if (!placement_sound(&grid, &st, slots, N, &pl))
                         unsound++;
-                    if (algs[a] == SMP_ALG_AUTO)
+                    if (a == AUTO_COL)
                         refined += pl.refined;
                     smp_placement_free(&pl);
                 } else if (s != SMP_ERR_INFEASIBLE)
@@ -416,6 +523,39 @@ int main(int argc, char **argv)
                     below_bound += scs[SCOTCH_COL].j_sum < opt;
                 }
             }
+            int64_t best_single_max = base.score.j_max;
+            for (int a = 0; a < AUTO_COL; a++)
+                if (scs[a].j_max < best_single_max)
+                    best_single_max = scs[a].j_max;
+            max_worse += scs[AUTOMAX_COL].j_max > best_single_max;
+            sum_max_worse += scs[AUTO_COL].j_max > best_single_max;
+            if (best_single_max > 0 && (double)scs[AUTO_COL].j_max / best_single_max > sum_max_ratio)
+                sum_max_ratio = (double)scs[AUTO_COL].j_max / best_single_max;
+            const struct peer_row *pr = peers_find(families[f], &inst[t]);
+            if (!pr)
+                peer_missing++;
+            else {
+                peer_mismatch += pr->blocked != base.score.j_sum;
+                for (int o = 0; o < 2; o++) {
+                    long long mine = scs[o ? AUTOMAX_COL : AUTO_COL].j_sum;
+                    for (int k = 0; k <= NPEERS; k++) {
+                        long long theirs = k < NPEERS ? pr->js[k] : pr->best;
+                        if (theirs < 0)
+                            continue;
+                        p_win[o][k] += mine < theirs;
+                        p_tie[o][k] += mine == theirs;
+                        p_loss[o][k] += mine > theirs;
+                    }
+                }
+                if (pr->bound >= 0) {
+                    under_lb += scs[AUTO_COL].j_sum < pr->bound ||
+                                scs[AUTOMAX_COL].j_sum < pr->bound;
+                    for (int o = 0; o < 2; o++)
+                        lb_gap[o][nbound] = (double)(scs[o ? AUTOMAX_COL : AUTO_COL].j_sum - pr->bound) /
+                                            (double)base.score.j_sum;
+                    nbound++;
+                }
+            }
             if (scs[AUTO_COL].j_sum > base.score.j_sum)
                 worse_auto++;
             for (int a = 0; a < AUTO_COL; a++)
@@ -428,12 +568,39 @@ int main(int argc, char **argv)
         double med[NALGS + 1];
         for (int a = 0; a < NALGS + scotch; a++) {
             med[a] = median(rs[a], ninst);
-            const char *name = a < NALGS ? smp_algorithm_name(algs[a]) : "scotch";
+            const char *name = a < NALGS ? col_names[a] : "scotch";
             printf("%-10s %-11s %6d %14.3f %14.3f %11d/%d\n", families[f], name, ninst, med[a],
                    median(rm[a], ninst), beats[a], ninst);
         }
         printf("%-10s auto refined the construction it started from on %d of %d instances\n", families[f],
                refined, ninst);
+        printf("%-10s general mappers (peers_144.tsv), J_sum: auto's wins/ties/losses against each\n",
+               families[f]);
+        for (int k = 0; k <= NPEERS; k++)
+            if (p_win[0][k] + p_tie[0][k] + p_loss[0][k])
+                printf("%-10s   %-26s auto %3d/%3d/%3d   auto-max %3d/%3d/%3d\n", "",
+                       k < NPEERS ? peer_names[k] : "best peer per instance", p_win[0][k], p_tie[0][k],
+                       p_loss[0][k], p_win[1][k], p_tie[1][k], p_loss[1][k]);
+        if (nbound)
+            printf("%-10s median gap of J_sum to the lower bound (x blocked, %d instances): auto %.3f, "
+                   "auto-max %.3f\n",
+                   families[f], nbound, median(lb_gap[0], nbound), median(lb_gap[1], nbound));
+        bar(peer_missing == 0 && peer_mismatch == 0,
+            "%s: every instance has the peers' figures (%d missing) and their blocked J_sum is ours "
+            "(%d differ)",
+            families[f], peer_missing, peer_mismatch);
+        if (nbound)
+            bar(under_lb == 0, "%s: no auto placement below the peers' lower bound (%d are)",
+                families[f], under_lb);
+        printf("%-10s J_max above the best single construction's: auto on %d (by up to %.3fx), "
+               "auto-max on %d of %d\n",
+               families[f], sum_max_worse, sum_max_ratio, max_worse, ninst);
+        bar(max_worse == 0,
+            "%s: auto-max J_max above the best single construction's on %d of %d instances (must be 0)",
+            families[f], max_worse, ninst);
+        bar(med[AUTOMAX_COL] <= 1.02 * auto_sum_median_before[f],
+            "%s: auto-max median J_sum/blocked %.3f <= 1.02 x %.3f (auto's before issue 17)",
+            families[f], med[AUTOMAX_COL], auto_sum_median_before[f]);
         bar(med[0] <= hyperplane_bar[f], "%s: hyperplane median J_sum/blocked %.3f <= %.2f", families[f], med[0],
             hyperplane_bar[f]);
         bar(med[AUTO_COL] <= scotch_issue_median[f],
@@ -480,17 +647,33 @@ int main(int argc, char **argv)
 
     /* one million ranks: 1000x1000, 5-point, 7813 nodes of 128 (last one short) */
     printf("\n1,000,000 ranks (1000x1000, 5-point) on %d nodes of 128; each run in a fresh process,\n"
-           "CPU time (user+sys) and peak RSS from wait4(); wall time for reference on a shared machine:\n",
+           "CPU time (user+sys) and peak RSS from wait4(); wall time for reference on a shared machine;\n"
+           "auto and auto-max: the lowest CPU time and the highest peak RSS of three runs:\n",
            BIG_NODES);
     static const char *const big[] = {"blocked", "hyperplane", "strips", "kdtree", "nodecart", "bisect", "auto",
-                                      "scotch"};
-    struct big_result auto_r = {0}, scotch_r = {0};
+                                      "auto-max", "scotch"};
+    struct big_result auto_r = {0}, scotch_r = {0}, automax_r = {0};
     for (size_t a = 0; a < sizeof(big) / sizeof(big[0]); a++) {
         if (!strcmp(big[a], "scotch") && !HAVE_SCOTCH_COL) {
             printf("  %-11s not built (no libscotch-dev at configure time)\n", "scotch");
             continue;
         }
-        struct big_result r = big_run(argv[0], big[a]);
+        struct big_result r = big_run(argv[0], big[a], false);
+        /* auto's budgets are judged on the lowest CPU time of three runs:
+         * other load on a shared machine only ever adds to it */
+        for (int k = 1; k < 3 && r.ok && !strncmp(big[a], "auto", 4); k++) {
+            struct big_result again = big_run(argv[0], big[a], false);
+            if (!again.ok || again.j_sum != r.j_sum || again.j_max != r.j_max) {
+                r.ok = false;
+                break;
+            }
+            if (again.cpu < r.cpu) {
+                r.cpu = again.cpu;
+                r.wall = again.wall;
+            }
+            if (again.rss_mb > r.rss_mb)
+                r.rss_mb = again.rss_mb;
+        }
         if (!r.ok) {
             printf("  %-11s n/a\n", big[a]);
             continue;
@@ -501,11 +684,13 @@ int main(int argc, char **argv)
             printf("  shares %s", r.exact ? "exact" : "NOT exact");
         if (!strcmp(big[a], "scotch") && !r.exact)
             printf(" (%d nodes over by up to %lld)", r.overfull, r.excess);
-        if (!strcmp(big[a], "auto"))
+        if (!strncmp(big[a], "auto", 4))
             printf("  chose %s", r.chose);
         printf("\n");
         if (!strcmp(big[a], "auto"))
             auto_r = r;
+        if (!strcmp(big[a], "auto-max"))
+            automax_r = r;
         if (!strcmp(big[a], "scotch"))
             scotch_r = r;
     }
@@ -518,6 +703,45 @@ int main(int argc, char **argv)
                 auto_r.j_sum, scotch_r.j_sum, 0.95 * scotch_r.j_sum, (double)auto_r.j_sum / scotch_r.j_sum);
     } else {
         bar(false, "1M ranks: auto did not run");
+    }
+    /* issue 17's budgets, for both objectives */
+    for (int o = 0; o < 2; o++) {
+        const struct big_result *r = o ? &automax_r : &auto_r;
+        const char *name = o ? "auto-max" : "auto";
+        if (!r->ok) {
+            bar(false, "1M ranks: %s did not run", name);
+            continue;
+        }
+        bar(r->exact, "1M ranks: %s keeps every share and its score is the scorer's", name);
+        bar(r->cpu <= 0.3 && r->rss_mb <= 50, "1M ranks: %s %.3f s CPU <= 0.3 s, peak RSS %.1f MB <= 50 MB",
+            name, r->cpu, r->rss_mb);
+    }
+
+    /* 10,000 ranks, the size srun plans in its critical path: the median
+     * of several fresh processes (their start-up included) */
+    printf("\n10,000 ranks (100x100, 5-point) on %d nodes of 64; CPU time of a fresh process (its start-up\n"
+           "included), median of 7:\n",
+           SMALL_NODES);
+    static const char *const small[] = {"blocked", "auto", "auto-max"};
+    for (size_t a = 0; a < sizeof(small) / sizeof(small[0]); a++) {
+        double cpu[7];
+        struct big_result r = {0};
+        int ok = 0;
+        for (int k = 0; k < 7; k++) {
+            r = big_run(argv[0], small[a], true);
+            if (r.ok)
+                cpu[ok++] = r.cpu;
+        }
+        if (ok < 7) {
+            printf("  %-11s n/a\n", small[a]);
+            bar(false, "10,000 ranks: %s did not run", small[a]);
+            continue;
+        }
+        double m = median(cpu, 7);
+        printf("  %-11s cpu %7.4f s  peak RSS %6.1f MB  J_sum %6lld  J_max %4lld  %s\n", small[a], m,
+               r.rss_mb, r.j_sum, r.j_max, r.chose);
+        if (strcmp(small[a], "blocked"))
+            bar(m <= 0.020 && r.exact, "10,000 ranks: %s %.4f s CPU <= 0.020 s, shares exact", small[a], m);
     }
     printf("%d bars met, %d missed\n", bars_checked - bars_missed, bars_missed);
     return 0;

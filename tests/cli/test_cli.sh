@@ -319,5 +319,37 @@ err_has bad-spec-sockets "sockets: must be 1 to"
 run 2 score-sockets score auto:2d:5pt --hostfile "$work/hs-auto" --sockets 2
 err_has score-sockets "--sockets"
 
+# "objective": 160 ranks on 10 nodes of 16, 5-point: max trades J_sum for
+# a lower busiest node (128/15 against sum's 116/16); JSON names it
+printf '{"grid": {"dims": "auto", "ndims": 2}, "stencil": "nearest", "objective": "%s"}\n' max \
+    >"$work/obj-max.json"
+printf '{"grid": {"dims": "auto", "ndims": 2}, "stencil": "nearest", "objective": "%s"}\n' sum \
+    >"$work/obj-sum.json"
+run 0 objective-max plan "$work/obj-max.json" --nodes 'n[1-10]' --slots 16 --json
+run 0 objective-sum plan "$work/obj-sum.json" --nodes 'n[1-10]' --slots 16 --json
+run 0 objective-default plan auto:2d:nearest --nodes 'n[1-10]' --slots 16 --json
+check "objective: JSON names it" test "$(jget "$work/objective-max.out" objective)" = max
+check "objective: sum is the default" test "$(jget "$work/objective-default.out" objective)" = sum
+check "objective: max has the lower J_max" \
+    test "$(jget "$work/objective-max.out" j_max)" -lt "$(jget "$work/objective-sum.out" j_max)"
+check "objective: sum has the lower J_sum" \
+    test "$(jget "$work/objective-sum.out" j_sum)" -lt "$(jget "$work/objective-max.out" j_sum)"
+check "objective: the default plans as sum" \
+    test "$(jget "$work/objective-default.out" j_sum)" = "$(jget "$work/objective-sum.out" j_sum)"
+run 0 objective-compare compare "$work/obj-max.json" --nodes 'n[1-10]' --slots 16 --json
+check "objective: compare's auto row is max's plan" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["algorithms"]
+auto = [r for r in rows if r["algorithm"] == "auto"][0]
+single = [r["j_max"] for r in rows if r["algorithm"] not in ("auto", "scotch") and "j_max" in r]
+sys.exit(0 if auto["j_max"] == int(sys.argv[2]) and auto["j_max"] <= min(single) else 1)
+' "$work/objective-compare.out" "$(jget "$work/objective-max.out" j_max)"
+printf '{"grid": {"dims": [8, 6]}, "stencil": "5pt", "objective": "mean"}\n' >"$work/badobj.json"
+run 2 bad-objective plan "$work/badobj.json" --nodes 'n[1-4]' --slots 12
+err_has bad-objective "objective: unknown 'mean' (one of sum, max)"
+printf '{"grid": {"dims": [8, 6]}, "stencil": "5pt", "objective": ["max"]}\n' >"$work/badobj2.json"
+run 2 bad-objective-type plan "$work/badobj2.json" --nodes 'n[1-4]' --slots 12
+err_has bad-objective-type "objective: must be \"sum\" or \"max\""
+
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -308,6 +308,72 @@ static void test_algorithm_names(void **state)
     assert_string_equal(smp_algorithm_name(SMP_ALG_COUNT), "unknown");
 }
 
+/* auto with each objective on random instances: with max its J_max
+ * (weighted when weighted) is never above any single construction's, with
+ * sum its J_sum never above any; shares exact either way. */
+static void test_auto_objectives(void **state)
+{
+    (void)state;
+    tu_rng rng = {4242};
+    static const smp_algorithm singles[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
+                                            SMP_ALG_KDTREE,  SMP_ALG_NODECART,   SMP_ALG_BISECT};
+    int differ = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int nnodes;
+        char what[300];
+        smp_error err;
+        tu_random_instance(&rng, &g, &st, &slots, &nnodes, what, sizeof(what));
+        bool weighted = smp_stencil_weighted(&st);
+        smp_placement am, as;
+        assert_ok(smp_plan_for(&g, &st, slots, nnodes, SMP_ALG_AUTO, SMP_OBJ_MAX, &am, &err), err);
+        assert_ok(smp_plan_for(&g, &st, slots, nnodes, SMP_ALG_AUTO, SMP_OBJ_SUM, &as, &err), err);
+        tu_score sm, ss;
+        tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, am.node_of_rank,
+                       nnodes, &sm);
+        tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, as.node_of_rank,
+                       nnodes, &ss);
+        if (sm.j_max != am.score.j_max || sm.j_sum != am.score.j_sum)
+            fail_msg("%s: auto-max reports %lld/%lld, the scorer %lld/%lld", what,
+                     (long long)am.score.j_sum, (long long)am.score.j_max, (long long)sm.j_sum,
+                     (long long)sm.j_max);
+        for (size_t a = 0; a < sizeof(singles) / sizeof(singles[0]); a++) {
+            smp_placement c;
+            if (smp_plan(&g, &st, slots, nnodes, singles[a], &c, &err) != SMP_OK)
+                continue; /* nodecart on unequal nodes */
+            if (weighted ? sm.w_max > c.score.w_max + 1e-9 * (1 + c.score.w_max)
+                         : sm.j_max > c.score.j_max)
+                fail_msg("%s: auto-max J_max %lld (%g) above %s's %lld (%g)", what, (long long)sm.j_max,
+                         sm.w_max, smp_algorithm_name(singles[a]), (long long)c.score.j_max,
+                         c.score.w_max);
+            if (weighted ? ss.w_sum > c.score.w_sum + 1e-9 * (1 + c.score.w_sum)
+                         : ss.j_sum > c.score.j_sum)
+                fail_msg("%s: auto J_sum %lld above %s's %lld", what, (long long)ss.j_sum,
+                         smp_algorithm_name(singles[a]), (long long)c.score.j_sum);
+            smp_placement_free(&c);
+        }
+        differ += memcmp(am.node_of_rank, as.node_of_rank, sizeof(int32_t) * (size_t)g.size) != 0;
+        smp_placement_free(&am);
+        smp_placement_free(&as);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+    assert_true(differ > 10); /* the objective matters on some instances */
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[2] = {4, 4};
+    int32_t slots[2] = {8, 8};
+    smp_placement pl;
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    assert_err(smp_plan_for(&g, &st, slots, 2, SMP_ALG_AUTO, (smp_objective)9, &pl, &err),
+               SMP_ERR_INPUT, err, "objective");
+    smp_stencil_free(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_plan_large),
         cmocka_unit_test(test_plan_rejects),
         cmocka_unit_test(test_algorithm_names),
+        cmocka_unit_test(test_auto_objectives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,6 +105,117 @@ static void test_refine_random(void **state)
     assert_true(improved > runs / 4);
 }
 
+/* (J_max, J_sum) of a, weighted when weighted, lexicographically above b's */
+static bool max_worse(const tu_score *a, const tu_score *b, bool weighted)
+{
+    if (weighted) {
+        if (!tu_close(a->w_max, b->w_max))
+            return a->w_max > b->w_max;
+        return a->w_sum > b->w_sum + 1e-9 * (1 + b->w_sum);
+    }
+    if (a->j_max != b->j_max)
+        return a->j_max > b->j_max;
+    return a->j_sum > b->j_sum;
+}
+
+/* Objective max: on the same random instances, every node keeps its
+ * ranks, (J_max, J_sum) never rises, the stats are the scorer's, runs are
+ * deterministic, and J_max comes down on a fair share of the runs. */
+static void test_refine_max_random(void **state)
+{
+    (void)state;
+    tu_rng rng = {1717};
+    int lowered = 0, runs = 0, weighted_runs = 0;
+    for (int trial = 0; trial < 1200; trial++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int nnodes;
+        char what[300];
+        smp_error err;
+        tu_random_instance(&rng, &g, &st, &slots, &nnodes, what, sizeof(what));
+        int64_t p = g.size;
+        int32_t *cap = shares_of(slots, nnodes, p);
+        int32_t *pl = malloc(sizeof(int32_t) * (size_t)p), *again = malloc(sizeof(int32_t) * (size_t)p);
+        assert_non_null(pl);
+        assert_non_null(again);
+        if (trial % 2 == 0) {
+            random_placement(&rng, cap, nnodes, p, pl);
+        } else {
+            smp_algorithm alg = (smp_algorithm)tu_range(&rng, SMP_ALG_HYPERPLANE, SMP_ALG_BISECT);
+            smp_placement c;
+            if (smp_plan(&g, &st, slots, nnodes, alg, &c, &err) != SMP_OK) {
+                random_placement(&rng, cap, nnodes, p, pl);
+            } else {
+                memcpy(pl, c.node_of_rank, sizeof(int32_t) * (size_t)p);
+                smp_placement_free(&c);
+            }
+        }
+        memcpy(again, pl, sizeof(int32_t) * (size_t)p);
+        tu_score before, after;
+        tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &before);
+        int64_t budget = trial % 7 == 0 ? tu_range(&rng, 1, 4 * p) : 0;
+        smp_refine_stats rs;
+        assert_ok(smp_refine_for(&g, &st, pl, nnodes, budget, SMP_OBJ_MAX, &rs, &err), err);
+        tu_assert_shares(what, pl, p, cap, nnodes);
+        tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &after);
+        bool weighted = smp_stencil_weighted(&st);
+        if (max_worse(&after, &before, weighted))
+            fail_msg("%s: max refinement made it worse: J_max %lld (%g) J_sum %lld (%g) -> %lld (%g) %lld (%g)",
+                     what, (long long)before.j_max, before.w_max, (long long)before.j_sum, before.w_sum,
+                     (long long)after.j_max, after.w_max, (long long)after.j_sum, after.w_sum);
+        if (rs.after.j_sum != after.j_sum || rs.after.j_max != after.j_max ||
+            !tu_close(rs.after.w_max, after.w_max))
+            fail_msg("%s: stats say %lld/%lld, the scorer %lld/%lld", what, (long long)rs.after.j_sum,
+                     (long long)rs.after.j_max, (long long)after.j_sum, (long long)after.j_max);
+        smp_refine_stats rs2;
+        assert_ok(smp_refine_for(&g, &st, again, nnodes, budget, SMP_OBJ_MAX, &rs2, &err), err);
+        if (memcmp(pl, again, sizeof(int32_t) * (size_t)p) != 0)
+            fail_msg("%s: two runs on the same input differ", what);
+        lowered += weighted ? after.w_max < before.w_max - 1e-9 : after.j_max < before.j_max;
+        weighted_runs += weighted;
+        runs++;
+        free(pl);
+        free(again);
+        free(cap);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+    assert_true(weighted_runs > 100);
+    assert_true(lowered > runs / 5);
+}
+
+/* Two nodes of 8 on a 4x4 grid, 5-point: the two halves with one pair of
+ * cells swapped across the middle.  Swapping them back gives the straight
+ * cut (4 edges each way), the optimum of J_max and of J_sum; objective max
+ * must find it, and an unknown objective is refused. */
+static void test_refine_max_small(void **state)
+{
+    (void)state;
+    smp_grid g;
+    smp_stencil st;
+    smp_error err;
+    int64_t dims[2] = {4, 4};
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    int32_t pl[16];
+    for (int r = 0; r < 16; r++)
+        pl[r] = (r % 4) < 2 ? 0 : 1;
+    pl[5] = 1; /* (1,1) */
+    pl[6] = 0; /* (1,2) */
+    smp_score sc;
+    assert_ok(smp_score_compute(&g, &st, pl, 2, &sc, &err), err);
+    assert_true(sc.j_max > 4);
+    smp_refine_stats rs;
+    assert_ok(smp_refine_for(&g, &st, pl, 2, 0, SMP_OBJ_MAX, &rs, &err), err);
+    assert_ok(smp_score_compute(&g, &st, pl, 2, &sc, &err), err);
+    assert_int_equal(sc.j_max, 4);
+    assert_int_equal(sc.j_sum, 8);
+    assert_err(smp_refine_for(&g, &st, pl, 2, 0, (smp_objective)7, &rs, &err), SMP_ERR_INPUT, err,
+               "objective");
+    smp_stencil_free(&st);
+}
+
 /* 8x2 grid, 5-point, two nodes of 8: the optimum cuts the two edges
  * across the middle, 4 directed edges.  Start from it with two cells
  * swapped across the cut; refinement must find the optimum again. */
@@ -213,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_refine_random),        cmocka_unit_test(test_refine_finds_optimum),
         cmocka_unit_test(test_refine_weights),       cmocka_unit_test(test_refine_tiny_budget),
         cmocka_unit_test(test_refine_bad_input),
+        cmocka_unit_test(test_refine_max_random),    cmocka_unit_test(test_refine_max_small),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -488,6 +488,41 @@ static void test_parse_binding(void **state)
            "sockets: must be an integer");
 }
 
+static void test_parse_objective(void **state)
+{
+    (void)state;
+    smp_spec spec;
+    smp_error err;
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\"}", &err), err);
+    assert_false(spec.have_objective);
+    assert_int_equal(spec.objective, SMP_OBJ_SUM);
+    smp_spec_free(&spec);
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", "
+                           "\"objective\": \"max\"}", &err), err);
+    assert_true(spec.have_objective);
+    assert_int_equal(spec.objective, SMP_OBJ_MAX);
+    smp_spec_free(&spec);
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", "
+                           "\"objective\": \"sum\"}", &err), err);
+    assert_true(spec.have_objective);
+    assert_int_equal(spec.objective, SMP_OBJ_SUM);
+    smp_spec_free(&spec);
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"objective\": \"avg\"}",
+           "objective: unknown 'avg' (one of sum, max)");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"objective\": \"MAX\"}",
+           "objective: unknown 'MAX'");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"objective\": 1}",
+           "objective: must be \"sum\" or \"max\", not an integer");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"objective\": null}",
+           "objective: must be");
+    smp_objective o;
+    assert_true(smp_objective_from_name("max", &o));
+    assert_int_equal(o, SMP_OBJ_MAX);
+    assert_string_equal(smp_objective_name(o), "max");
+    assert_false(smp_objective_from_name("", &o));
+    assert_false(smp_objective_from_name(NULL, &o));
+}
+
 int main(void)
 {
     specs_dir = getenv("STENCILMAP_SPECS_DIR");
@@ -510,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_parse_binding),
+        cmocka_unit_test(test_parse_objective),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,53 @@
+/* The plugin's site policy (plugstack.conf arguments): objective= parses
+ * to the site default, a bad value is refused naming the argument, and a
+ * spec's own "objective" wins over the site's. */
+#include "unit_util.h"
+
+#include "policy.h"
+
+static int parse_args(sm_policy *pol, const char *a, const char *b, char *msg, size_t n)
+{
+    char *av[2] = {(char *)a, (char *)b};
+    return sm_policy_parse(pol, b ? 2 : 1, av, msg, n);
+}
+
+static void test_policy_objective(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    char msg[300];
+    smp_spec spec;
+    memset(&spec, 0, sizeof(spec));
+    /* nothing given anywhere: sum */
+    assert_int_equal(parse_args(&pol, "on_error=blocked", NULL, msg, sizeof(msg)), 0);
+    assert_false(pol.have_objective);
+    assert_int_equal(sm_policy_objective(&pol, &spec), SMP_OBJ_SUM);
+    /* the site's default applies to a spec that does not say */
+    assert_int_equal(parse_args(&pol, "objective=max", "bind=none", msg, sizeof(msg)), 0);
+    assert_true(pol.have_objective);
+    assert_int_equal(sm_policy_objective(&pol, &spec), SMP_OBJ_MAX);
+    /* a spec that says wins, either way */
+    spec.have_objective = true;
+    spec.objective = SMP_OBJ_SUM;
+    assert_int_equal(sm_policy_objective(&pol, &spec), SMP_OBJ_SUM);
+    assert_int_equal(parse_args(&pol, "objective=sum", NULL, msg, sizeof(msg)), 0);
+    spec.objective = SMP_OBJ_MAX;
+    assert_int_equal(sm_policy_objective(&pol, &spec), SMP_OBJ_MAX);
+    /* bad values name the argument */
+    assert_int_equal(parse_args(&pol, "objective=mean", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "objective=mean"));
+    assert_non_null(strstr(msg, "'sum' or 'max'"));
+    assert_int_equal(parse_args(&pol, "objective=", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "objective="));
+    /* the list of known keys names it */
+    assert_int_equal(parse_args(&pol, "objectve=max", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "objective"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_policy_objective),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -317,7 +317,7 @@ static void test_auto_objectives(void **state)
     tu_rng rng = {4242};
     static const smp_algorithm singles[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
                                             SMP_ALG_KDTREE,  SMP_ALG_NODECART,   SMP_ALG_BISECT};
-    int differ = 0;
+    int differ = 0, max_worse = 0;
     for (int trial = 0; trial < 300; trial++) {
         smp_grid g;
         smp_stencil st;
@@ -354,6 +354,11 @@ static void test_auto_objectives(void **state)
                          smp_algorithm_name(singles[a]), (long long)c.score.j_sum);
             smp_placement_free(&c);
         }
+        if (weighted ? sm.w_max > ss.w_max + 1e-9 * (1 + ss.w_max) : sm.j_max > ss.j_max) {
+            printf("# %s: auto-max J_max %lld (%g) above auto-sum's %lld (%g)\n", what,
+                   (long long)sm.j_max, sm.w_max, (long long)ss.j_max, ss.w_max);
+            max_worse++;
+        }
         differ += memcmp(am.node_of_rank, as.node_of_rank, sizeof(int32_t) * (size_t)g.size) != 0;
         smp_placement_free(&am);
         smp_placement_free(&as);
@@ -361,6 +366,10 @@ static void test_auto_objectives(void **state)
         smp_stencil_free(&st);
     }
     assert_true(differ > 10); /* the objective matters on some instances */
+    /* J_max first almost never ends at a worse J_max than J_sum first: both
+     * pipelines share one work budget, spent differently (1 of these 300;
+     * 8 before "max" also refined each candidate for J_sum first) */
+    assert_true(max_worse <= 3);
     smp_error err;
     smp_grid g;
     smp_stencil st;

@@ -22,8 +22,8 @@ import statistics
 import sys
 from xml.sax.saxutils import escape
 
-ALGS = ["blocked", "auto", "hyperplane", "strips", "kdtree", "nodecart", "bisect"]
-COLOURS = {"auto": "#222222", "hyperplane": "#1f77b4", "strips": "#ff7f0e", "kdtree": "#2ca02c",
+ALGS = ["blocked", "auto", "auto-max", "hyperplane", "strips", "kdtree", "nodecart", "bisect"]
+COLOURS = {"auto": "#222222", "auto-max": "#d62728", "hyperplane": "#1f77b4", "strips": "#ff7f0e", "kdtree": "#2ca02c",
            "nodecart": "#9467bd", "bisect": "#8c564b", "blocked": "#7f7f7f"}
 
 
@@ -150,6 +150,35 @@ def verdict(cases, rows):
     return out, all_met
 
 
+def objectives(cases, rows):
+    """auto (objective sum) against auto-max (objective max), where they
+    place apart: which one the halo exchange runs faster with."""
+    out = ["", "Objectives (auto = \"sum\": J_sum first; auto-max = \"max\": J_max first), "
+           "where they place apart:"]
+    ratios = []
+    for c in cases:
+        s_, m = rows.get((c, "auto")), rows.get((c, "auto-max"))
+        if not s_ or not m or not s_["feasible"] or not m["feasible"]:
+            continue
+        if m["runner"] == s_["runner"] or m["runner"] == "auto":
+            out.append("  %s: the same placement (J_sum %d, J_max %d)" % (c, s_["j_sum"], s_["j_max"]))
+            continue
+        if not s_["times"] or not m["times"]:
+            out.append("  %s: not both measured" % c)
+            continue
+        r = m["median"] / s_["median"]
+        ratios.append(r)
+        out.append("  %s: sum J_sum/J_max %d/%d %.1f ms, max %d/%d %.1f ms: max takes %.2fx the time of sum"
+                   % (c, s_["j_sum"], s_["j_max"], s_["median"], m["j_sum"], m["j_max"], m["median"], r))
+    if ratios:
+        med = statistics.median(ratios)
+        out.append("  => over %d case(s), max takes a median %.2fx the time of sum: %s is faster"
+                   % (len(ratios), med, "max" if med < 1 else "sum"))
+    else:
+        out.append("  => no case where both were measured apart")
+    return out
+
+
 def svg(cases, rows, note, path):
     bars = [a for a in ALGS if a != "blocked"]
     ymax = 1.0
@@ -260,6 +289,7 @@ def main():
     lines = table(cases, rows, a.note)
     v, ok = verdict(cases, rows)
     lines += v
+    lines += objectives(cases, rows)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     with open(os.path.join(a.out, "payoff.txt"), "w") as f:

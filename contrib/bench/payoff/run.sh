@@ -25,7 +25,12 @@
 # env: PAYOFF_RATE (200mbit: each node's link, both directions),
 #      PAYOFF_DELAY (0; needs netem), PAYOFF_REPS (3), PAYOFF_ITERS (8),
 #      PAYOFF_WARMUP (2), PAYOFF_BYTES (262144 per neighbour),
-#      PAYOFF_CASES (regex on case names, default all of cases.txt),
+#      PAYOFF_CASES (regex on case names, default all of the cases file),
+#      PAYOFF_CASES_FILE (cases.txt beside this script; cases-objective.txt
+#      holds allocations where the objectives sum and max place apart),
+#      PAYOFF_ALGS (the placements to run, default all: blocked auto
+#      auto-max hyperplane strips kdtree nodecart bisect; auto-max is auto
+#      with "objective": "max"),
 #      PAYOFF_BUDGET (720 s: no new run starts after that),
 #      PAYOFF_LIMIT (840 s: a run still going then is stopped),
 #      PAYOFF_OUT (results/ beside this script), PAYOFF_PREFIX
@@ -58,7 +63,10 @@ HALO=$PREFIX/libexec/stencilmap/halo
 SO=$PREFIX/lib/slurm/stencil_map.so
 # auto right after blocked: it is what a user would ask for, so the
 # construction it picks is run through auto's own spec (same placement)
-ALGS="blocked auto hyperplane strips kdtree nodecart bisect"
+ALGS=${PAYOFF_ALGS:-blocked auto auto-max hyperplane strips kdtree nodecart bisect}
+CASES_FILE=${PAYOFF_CASES_FILE:-$HERE/cases.txt}
+[[ " $ALGS " == *" blocked "* && " $ALGS " == *" auto "* ]] ||
+    { echo "payoff: PAYOFF_ALGS must include blocked and auto (got '$ALGS')" >&2; exit 1; }
 
 die() { echo "payoff: $*" >&2; exit 1; }
 case "$PREFIX$ROOT$WORK$MINICLUSTER_DIR" in *"/tmp/"* | /tmp*)
@@ -130,8 +138,8 @@ while read -r name dims stencil nodes cpus; do
     [[ -z $name || $name == \#* ]] && continue
     [[ $name =~ ${PAYOFF_CASES:-.} ]] || continue
     CASES+=("$name $dims $stencil $nodes $cpus")
-done <"$HERE/cases.txt"
-[ "${#CASES[@]}" -gt 0 ] || die "no case of cases.txt matches PAYOFF_CASES='${PAYOFF_CASES:-}'"
+done <"$CASES_FILE"
+[ "${#CASES[@]}" -gt 0 ] || die "no case of $CASES_FILE matches PAYOFF_CASES='${PAYOFF_CASES:-}'"
 
 spec_of() { # CASE ALG -> path of its JSON spec
     echo "$WORK/spec-$1-$2.json"
@@ -163,7 +171,12 @@ for c in "${CASES[@]}"; do
         die "case $name: stencil-map plan auto failed"
     for alg in $ALGS; do
         spec=$(spec_of "$name" "$alg")
-        printf '{"grid": {"dims": [%s]}, "stencil": "%s", "algorithm": "%s"}\n' "$dims" "$stencil" "$alg" >"$spec"
+        if [ "$alg" = auto-max ]; then
+            printf '{"grid": {"dims": [%s]}, "stencil": "%s", "algorithm": "auto", "objective": "max"}\n' \
+                "$dims" "$stencil" >"$spec"
+        else
+            printf '{"grid": {"dims": [%s]}, "stencil": "%s", "algorithm": "%s"}\n' "$dims" "$stencil" "$alg" >"$spec"
+        fi
         "$SM" plan "$spec" --nodes "node[1-$nodes]" --slots "$cpus" --json \
             --hostfile "$WORK/hosts-$name-$alg" >"$WORK/plan-$name-$alg.json" 2>"$WORK/plan-$name-$alg.err"
         rc=$?

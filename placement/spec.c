@@ -279,6 +279,7 @@ smp_status smp_spec_parse(smp_spec *spec, const char *text, size_t len, const ch
     static const char *const keys[] = {"grid", "stencil", "algorithm", "description",
                                        "bind", "sockets", "objective", NULL};
     memset(spec, 0, sizeof(*spec));
+    spec->objective = SMP_OBJ_DEFAULT;
     if (len > SMP_MAX_SPEC_BYTES)
         return smp_error_set(err, SMP_ERR_INPUT, "spec: %zu bytes, above the limit of %d", len,
                              SMP_MAX_SPEC_BYTES);

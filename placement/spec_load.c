@@ -149,6 +149,7 @@ static smp_status load_compact(smp_spec *spec, const char *arg, const char *spec
         return smp_error_set(err, SMP_ERR_INPUT,
                              "spec '%.100s': expected ALGORITHM:<d>d:STENCIL, e.g. auto:2d:5pt", arg);
     memset(spec, 0, sizeof(*spec));
+    spec->objective = SMP_OBJ_DEFAULT;
     if (!smp_algorithm_from_name(alg, &spec->algorithm))
         return smp_error_set(err, SMP_ERR_INPUT,
                              "algorithm: unknown '%s' (one of auto, hyperplane, strips, kdtree, nodecart, bisect, blocked)",
@@ -167,6 +168,7 @@ static smp_status load_compact(smp_spec *spec, const char *arg, const char *spec
 smp_status smp_spec_load(smp_spec *spec, const char *arg, const char *specs_dir, smp_error *err)
 {
     memset(spec, 0, sizeof(*spec));
+    spec->objective = SMP_OBJ_DEFAULT;
     if (!arg || !*arg)
         return smp_error_set(err, SMP_ERR_INPUT, "spec: empty");
     bool is_path = strchr(arg, '/') || (strlen(arg) > 5 && !strcmp(arg + strlen(arg) - 5, ".json"));

@@ -88,5 +88,5 @@ smp_objective sm_policy_objective(const sm_policy *pol, const smp_spec *spec)
 {
     if (spec->have_objective)
         return spec->objective;
-    return pol->have_objective ? pol->objective : SMP_OBJ_SUM;
+    return pol->have_objective ? pol->objective : SMP_OBJ_DEFAULT;
 }

@@ -281,9 +281,8 @@ void sm_step_summary(const sm_step *st, FILE *out)
     fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
             smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
-    if (st->objective == SMP_OBJ_MAX) /* the default says nothing more */
-        fprintf(out, ", objective max: busiest node %lld (blocked %lld)",
-                (long long)st->pl.score.j_max, (long long)st->blocked.score.j_max);
+    if (st->objective != SMP_OBJ_DEFAULT) /* the default says nothing more */
+        fprintf(out, ", objective %s", smp_objective_name(st->objective));
     fputc('\n', out);
     if (st->bind)
         fprintf(out, "stencil-map: bind=socket, inter-socket edges %lld (naive split %lld)%s%s\n",

@@ -329,13 +329,14 @@ run 0 objective-max plan "$work/obj-max.json" --nodes 'n[1-10]' --slots 16 --jso
 run 0 objective-sum plan "$work/obj-sum.json" --nodes 'n[1-10]' --slots 16 --json
 run 0 objective-default plan auto:2d:nearest --nodes 'n[1-10]' --slots 16 --json
 check "objective: JSON names it" test "$(jget "$work/objective-max.out" objective)" = max
-check "objective: sum is the default" test "$(jget "$work/objective-default.out" objective)" = sum
+check "objective: max is the default" test "$(jget "$work/objective-default.out" objective)" = max
 check "objective: max has the lower J_max" \
     test "$(jget "$work/objective-max.out" j_max)" -lt "$(jget "$work/objective-sum.out" j_max)"
 check "objective: sum has the lower J_sum" \
     test "$(jget "$work/objective-sum.out" j_sum)" -lt "$(jget "$work/objective-max.out" j_sum)"
-check "objective: the default plans as sum" \
-    test "$(jget "$work/objective-default.out" j_sum)" = "$(jget "$work/objective-sum.out" j_sum)"
+check "objective: the default plans as max" \
+    test "$(jget "$work/objective-default.out" j_max)" = "$(jget "$work/objective-max.out" j_max)" -a \
+    "$(jget "$work/objective-default.out" j_sum)" = "$(jget "$work/objective-max.out" j_sum)"
 run 0 objective-compare compare "$work/obj-max.json" --nodes 'n[1-10]' --slots 16 --json
 check "objective: compare's auto row is max's plan" python3 -c '
 import json, sys

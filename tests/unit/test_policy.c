@@ -18,17 +18,18 @@ static void test_policy_objective(void **state)
     char msg[300];
     smp_spec spec;
     memset(&spec, 0, sizeof(spec));
-    /* nothing given anywhere: sum */
+    /* nothing given anywhere: the default, max */
     assert_int_equal(parse_args(&pol, "on_error=blocked", NULL, msg, sizeof(msg)), 0);
     assert_false(pol.have_objective);
-    assert_int_equal(sm_policy_objective(&pol, &spec), SMP_OBJ_SUM);
-    /* the site's default applies to a spec that does not say */
-    assert_int_equal(parse_args(&pol, "objective=max", "bind=none", msg, sizeof(msg)), 0);
-    assert_true(pol.have_objective);
     assert_int_equal(sm_policy_objective(&pol, &spec), SMP_OBJ_MAX);
+    /* the site's default applies to a spec that does not say */
+    assert_int_equal(parse_args(&pol, "objective=sum", "bind=none", msg, sizeof(msg)), 0);
+    assert_true(pol.have_objective);
+    assert_int_equal(sm_policy_objective(&pol, &spec), SMP_OBJ_SUM);
     /* a spec that says wins, either way */
     spec.have_objective = true;
     spec.objective = SMP_OBJ_SUM;
+    assert_int_equal(parse_args(&pol, "objective=max", NULL, msg, sizeof(msg)), 0);
     assert_int_equal(sm_policy_objective(&pol, &spec), SMP_OBJ_SUM);
     assert_int_equal(parse_args(&pol, "objective=sum", NULL, msg, sizeof(msg)), 0);
     spec.objective = SMP_OBJ_MAX;

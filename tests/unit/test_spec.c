@@ -495,7 +495,8 @@ static void test_parse_objective(void **state)
     smp_error err;
     assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\"}", &err), err);
     assert_false(spec.have_objective);
-    assert_int_equal(spec.objective, SMP_OBJ_SUM);
+    assert_int_equal(spec.objective, SMP_OBJ_DEFAULT);
+    assert_int_equal(SMP_OBJ_DEFAULT, SMP_OBJ_MAX);
     smp_spec_free(&spec);
     assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", "
                            "\"objective\": \"max\"}", &err), err);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map audit --summary: what the placement did for a site, over a
  * record directory: steps placed, by algorithm, inter-node edges saved
  * against Slurm's block layout, in-job results, fallbacks and failures.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared pieces of the stencil-map subcommands. */
 #ifndef STENCILMAP_CLI_H
 #define STENCILMAP_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map audit: how steps were placed, whether they ran as planned,
  * and a site summary over the record directory. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map compare: every algorithm on one instance, side by side,
  * and Scotch's mapping as the reference when built with libscotch. */
 #include <jansson.h>

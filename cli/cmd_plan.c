@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map plan: compute a placement, write its hostfile, summarise. */
 #include <jansson.h>
 #include <stdlib.h>

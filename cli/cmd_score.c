@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map score: J_sum/J_max of an existing hostfile. */
 #include <jansson.h>
 #include <stdlib.h>

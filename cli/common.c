@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Option parsing and spec loading shared by the subcommands. */
 #include <errno.h>
 #include <getopt.h>

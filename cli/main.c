@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map: plan, score, compare and draw rank placements for stencil
  * codes, and audit how steps were placed. */
 #include <stdio.h>

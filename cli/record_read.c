@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading audit records and their in-job verification files.  Every field
  * the writers produce is checked for its type; a file that fails is
  * reported as unreadable, naming the field, and never half-used.  Whether

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Every subcommand's --help text, in one place: stencil-map(1) documents
  * the same options per subcommand, and tests/cli/test_help_man.sh checks
  * that the two agree. */

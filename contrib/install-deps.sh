@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs everything stencilmap needs to build, test and run on Debian 12.
 # A fresh machine starts bare, so both README commands call this first.
 # Skips apt entirely when every package is already installed.

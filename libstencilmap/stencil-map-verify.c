@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map-verify: run as a step (srun --mpi=pmix --stencil-map=SPEC
  * stencil-map-verify) to check that the ranks really run where the plan
  * said.  Rank 0 prints the result and keeps it next to the step's audit

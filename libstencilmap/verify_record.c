@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The in-job verification result, kept next to the step's audit record so
  * that `stencil-map audit` can say what the job itself observed.
  *

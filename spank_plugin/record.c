@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Audit records: built with jansson, written to a temporary file created
  * with O_EXCL, then linked to its final name (which must not exist) so a
  * reader never sees a partial record. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stencil_map.so: a SPANK plugin that adds --stencil-map=SPEC to srun,
  * sbatch and salloc.

@@ -16,6 +16,10 @@ int main(int argc, char **argv)
         cli_usage(stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        cli_version(stdout);
+        return 0;
+    }
     if (!strcmp(argv[1], "plan"))
         return cmd_plan(argc - 1, argv + 1);
     if (!strcmp(argv[1], "score"))

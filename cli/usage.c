@@ -175,8 +175,10 @@ void cli_usage(FILE *out)
           "                       --svg OUT [...]\n"
           "       stencil-map audit (JOBID[.STEP] | --record FILE | --since DATE | --user U |\n"
           "                          --summary) [...]\n"
+          "       stencil-map --version\n"
           "\n"
-          "stencil-map COMMAND --help describes each command.\n"
+          "stencil-map COMMAND --help describes each command.  Every --json answer\n"
+          "starts with \"stencilmap_version\" and \"format\" (see stencil-map(1)).\n"
           "\n",
           out);
     fputs(spec_line, out);

@@ -13,6 +13,7 @@ packages=(
     python3 util-linux iproute2 procps
     strace clang libclang-rt-14-dev
     librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG
+    debhelper dpkg-dev lintian  # tests/package: the .deb packages, built and checked
 )
 
 missing=()

@@ -14,6 +14,7 @@ packages=(
     strace clang libclang-rt-14-dev
     librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG
     debhelper dpkg-dev lintian  # tests/package: the .deb packages, built and checked
+    rpm                         # tests/package/rpm.sh: rpmbuild of contrib/rpm/stencilmap.spec
 )
 
 missing=()

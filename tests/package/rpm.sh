@@ -13,6 +13,8 @@
 #              RPM_CHECK=1 runs the spec's %check (make check) too.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+grep -q "AC_INIT(\[stencilmap\]" "$top/configure.ac" 2>/dev/null ||
+    { echo "$0: $top is not a stencilmap source tree" >&2; exit 2; }
 work=${RPM_WORK:-$(mktemp -d /var/tmp/stencilmap-rpm.XXXXXX)}
 mkdir -p "$work"
 pass=0

@@ -10,10 +10,15 @@
 # Environment:
 #   PKG_WORK=DIR   where the tree is copied and the packages land
 #                  (default: a new directory under /var/tmp; kept)
+#   PKG_SMOKE=1    also place a step with the installed plugin on a
+#                  minicluster (MINICLUSTER_DIR, default
+#                  /var/lib/stencilmap-package-mc; MINICLUSTER_PORT_BASE)
 #   PKG_PURGE=1    remove the packages again at the end (default: leave them
-#                  installed, for a smoke test of the installed plugin)
+#                  installed)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+grep -q "AC_INIT(\[stencilmap\]" "$top/configure.ac" 2>/dev/null ||
+    { echo "$0: $top is not a stencilmap source tree" >&2; exit 2; }
 work=${PKG_WORK:-$(mktemp -d /var/tmp/stencilmap-pkg.XXXXXX)}
 mkdir -p "$work"
 pass=0
@@ -128,6 +133,12 @@ readelf -d "$plugin" | grep NEEDED | grep -q stencilmap && r=FAIL || r=OK
 check $r "the installed plugin needs no stencilmap library"
 
 # ---- the installed commands ---------------------------------------------------
+# an earlier make install into /usr/local would shadow the packaged libraries
+# (ld.so searches /usr/local/lib first): the checks below would then test it
+libs=$(ldd /usr/bin/stencil-map /usr/bin/stencil-map-verify 2>&1 | awk '$1 ~ /^libstencilmap/ {print $3}' | sort -u)
+stray=$(echo "$libs" | grep -v "^/usr/lib/$triplet/")
+[ -n "$libs" ] && [ -z "$stray" ] && r=OK || r=FAIL
+check $r "the installed commands load the packaged libraries" "they load: $(echo $libs)"
 out=$(/usr/bin/stencil-map --version 2>&1 | head -n 1)
 [ "$out" = "stencil-map (stencilmap) $version" ] && r=OK || r=FAIL
 check $r "stencil-map --version: $out"
@@ -152,6 +163,47 @@ EOF
 cc -o "$work/use" "$work/use.c" $(pkg-config --cflags --libs stencilmap) >"$work/use.log" 2>&1 &&
     "$work/use" && r=OK || r=FAIL
 check $r "a program builds and runs against the installed libstencilmap" "$(head -n 3 "$work/use.log")"
+
+# ---- a step placed by the installed plugin (PKG_SMOKE=1) ------------------------
+# On a minicluster of its own (MINICLUSTER_DIR, MINICLUSTER_PORT_BASE to
+# keep it apart from others), loaded by the name the snippet uses.
+if [ "${PKG_SMOKE:-0}" = 1 ]; then
+    mc=$top/contrib/minicluster/minicluster
+    export MINICLUSTER_DIR=${MINICLUSTER_DIR:-/var/lib/stencilmap-package-mc}
+    records=$work/records
+    install -d -m 1777 -o root "$records"
+    echo "required stencil_map.so record_dir=$records" >"$work/plugstack.conf"
+    MINICLUSTER_PLUGSTACK=$work/plugstack.conf "$mc" up >"$work/mc-up.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && r=OK || r=FAIL
+    check $r "a minicluster with the installed plugin came up" "$(tail -n 3 "$work/mc-up.log")"
+    if [ $rc -eq 0 ]; then
+        timeout 120 "$mc" run salloc -N4 -n32 srun -v --stencil-map=auto:2d:5pt hostname \
+            >"$work/step.out" 2>"$work/step.err"
+        rc=$?
+        [ $rc -eq 0 ] && r=OK || r=FAIL
+        check $r "salloc -N4 -n32 srun --stencil-map=auto:2d:5pt ran" "$(tail -n 3 "$work/step.err")"
+        line=$(grep -o "stencil_map: stencilmap .*" "$work/step.err" | head -n 1)
+        case "$line" in
+        "stencil_map: stencilmap $version, built for Slurm ${slurm%%-*}"*) r=OK ;;
+        *) r=FAIL ;;
+        esac
+        check $r "srun -v names the plugin's version and its Slurm: $line"
+        grep -q "^stencil-map: .*32 ranks on 4 nodes" "$work/step.err" && r=OK || r=FAIL
+        check $r "the plugin placed the step" "$(grep stencil-map "$work/step.err" | head -n 2)"
+        [ "$(sort "$work/step.out" | uniq -c | awk '{print $1}' | sort -u)" = 8 ] &&
+            [ "$(sort -u "$work/step.out" | wc -l)" -eq 4 ] && r=OK || r=FAIL
+        check $r "8 ranks ran on each of the 4 nodes" "$(sort "$work/step.out" | uniq -c | tr '\n' ' ')"
+        rec=$(ls "$records"/*/*.json 2>/dev/null | head -n 1)
+        [ -n "$rec" ] && /usr/bin/stencil-map audit --record "$rec" --no-slurm --json \
+            >"$work/audit.json" 2>&1 &&
+            python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=json.load(open(sys.argv[2])); sys.exit(not (d["steps"][0]["status"] == "ok" and r["stencilmap_version"] == sys.argv[3] and r["format"] == 1))' \
+                "$work/audit.json" "$rec" "$version" && r=OK || r=FAIL
+        check $r "its audit record carries version $version and format 1, and audit reads it" "$rec"
+    fi
+    "$mc" down >"$work/mc-down.log" 2>&1 && r=OK || r=FAIL
+    check $r "the minicluster went down" "$(tail -n 3 "$work/mc-down.log")"
+fi
 
 if [ "${PKG_PURGE:-0}" = 1 ]; then
     dpkg -P stencilmap libstencilmap-dev libstencilmap0 libstencilmap-placement0 \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map audit: the audit records the SPANK plugin writes
  * (spank_plugin/record.c), the in-job verification results stored beside
  * them (libstencilmap/verify_record.c), and what Slurm knows of a step. */

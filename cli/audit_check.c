@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The checks of one audit record, collected into a JSON object from which
  * both the text and the --json output are printed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map audit --summary: what the placement did for a site, over a
  * record directory: steps placed, by algorithm, inter-node edges saved
  * against Slurm's block layout, in-job results, fallbacks and failures.
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "cli.h"
 
 struct totals {
     long long steps, placed, fallbacks, failed, not_launched, jsum, bsum, v_agree, v_disagree,
@@ -175,9 +177,7 @@ int audit_summary(const audit_found *found, const char *dir, bool json)
             (json_int_t)t.failed, "failures", t.failed_list, "not_launched",
             (json_int_t)t.not_launched, "not_launched_reasons", t.not_launched_list, "unreadable",
             t.unreadable, "inconsistent", t.inconsistent, "exit", rc);
-        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        fputc('\n', stdout);
-        json_decref(j);
+        cli_json_print(j, JSON_INDENT(2));
     } else {
         print_text(&t, found, dir);
     }

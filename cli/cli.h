@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared pieces of the stencil-map subcommands. */
 #ifndef STENCILMAP_CLI_H
 #define STENCILMAP_CLI_H
@@ -28,6 +29,11 @@ int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec);
 /* Adds the grid and stencil of spec to a JSON object. */
 #include <jansson.h>
 void cli_json_spec(json_t *obj, const smp_spec *spec);
+/* Prints obj (a command's --json answer) to stdout with its version and
+ * format first, then a newline; takes the reference. */
+void cli_json_print(json_t *obj, size_t flags);
+/* stencil-map --version */
+void cli_version(FILE *out);
 /* Prints "stencil-map: <msg>" and returns the status as exit code. */
 int cli_fail(const smp_error *err);
 double cli_now(void);

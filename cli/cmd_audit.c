@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map audit: how steps were placed, whether they ran as planned,
  * and a site summary over the record directory. */
 #include <errno.h>
@@ -255,9 +256,7 @@ int cmd_audit(int argc, char **argv)
         json_t *j = json_pack("{s:s?,s:s,s:O,s:i,s:i}", "record_dir", dir[0] ? dir : NULL,
                               "record_dir_source", source, "steps", steps, "unreadable_user_dirs",
                               found.skipped_dirs, "exit", rc);
-        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        fputc('\n', stdout);
-        json_decref(j);
+        cli_json_print(j, JSON_INDENT(2));
         /* a script reading the JSON still gets the reason on stderr */
         size_t i;
         json_t *s;

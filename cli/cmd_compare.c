@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map compare: every algorithm on one instance, side by side,
  * and Scotch's mapping as the reference when built with libscotch. */
 #include <jansson.h>
@@ -174,9 +175,7 @@ int cmd_compare(int argc, char **argv)
         json_t *j = json_pack("{s:I,s:i,s:o}", "ranks", (json_int_t)spec.grid.size, "nodes", nodes.count,
                               "algorithms", rows);
         cli_json_spec(j, &spec);
-        json_dumpf(j, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
-        json_decref(j);
+        cli_json_print(j, JSON_INDENT(2));
     } else {
         json_decref(rows);
     }

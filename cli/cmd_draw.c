@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map draw: an SVG picture of a placement beside blocked, either
  * planned here (--nodes/--slots) or read from a hostfile. */
 #include <getopt.h>

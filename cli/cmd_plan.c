@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map plan: compute a placement, write its hostfile, summarise. */
 #include <jansson.h>
 #include <stdlib.h>
@@ -112,9 +113,7 @@ int cmd_plan(int argc, char **argv)
             }
             json_object_set_new(j, "seconds", json_real(seconds));
             json_object_set_new(j, "hostfile", o.hostfile ? json_string(o.hostfile) : json_null());
-            json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            fputc('\n', stdout);
-            json_decref(j);
+            cli_json_print(j, JSON_INDENT(2));
         } else if (!o.hostfile || strcmp(o.hostfile, "-")) {
             printf("stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
                    "max per node %lld (blocked %lld), planned in %.3f ms\n",

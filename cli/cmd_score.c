@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map score: J_sum/J_max of an existing hostfile. */
 #include <jansson.h>
 #include <stdlib.h>
@@ -89,9 +90,7 @@ int cmd_score(int argc, char **argv)
         cli_json_spec(j, &spec);
         if (smp_stencil_weighted(&spec.stencil))
             json_object_set_new(j, "weighted", json_pack("{s:f,s:f}", "j_sum", sc.w_sum, "j_max", sc.w_max));
-        json_dumpf(j, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
-        json_decref(j);
+        cli_json_print(j, JSON_INDENT(2));
     } else {
         printf("%lld ranks on %d nodes: inter-node edges %lld, max per node %lld (%s)\n",
                (long long)ranks, nodes.count, (long long)sc.j_sum, (long long)sc.j_max,

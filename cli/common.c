@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Option parsing and spec loading shared by the subcommands. */
 #include <errno.h>
 #include <getopt.h>
@@ -6,6 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "formats.h"
 
 double cli_now(void)
 {
@@ -136,4 +138,23 @@ void cli_json_spec(json_t *obj, const smp_spec *spec)
     json_object_set_new(obj, "stencil", json_string(spec->stencil.name[0] ? spec->stencil.name : "custom"));
     json_object_set_new(obj, "offsets", json_integer(spec->stencil.count));
     json_object_set_new(obj, "objective", json_string(smp_objective_name(spec->objective)));
+}
+
+void cli_json_print(json_t *obj, size_t flags)
+{
+    json_t *out = json_pack("{s:s,s:i}", "stencilmap_version", SM_VERSION, "format", SM_FORMAT_CLI);
+    json_object_update(out, obj);
+    json_decref(obj);
+    json_dumpf(out, stdout, flags | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(out);
+}
+
+void cli_version(FILE *out)
+{
+    fprintf(out,
+            "stencil-map (stencilmap) %s\n"
+            "JSON formats: --json output %d, audit record %d, in-job result %d\n"
+            "License GPL-2.0-or-later; the placement library LGPL-2.1-or-later.\n",
+            SM_VERSION, SM_FORMAT_CLI, SM_FORMAT_RECORD, SM_FORMAT_VERIFY);
 }

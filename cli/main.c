@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map: plan, score, compare and draw rank placements for stencil
  * codes, and audit how steps were placed. */
 #include <stdio.h>
@@ -13,6 +14,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         cli_usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        cli_version(stdout);
         return 0;
     }
     if (!strcmp(argv[1], "plan"))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A placement drawn in characters: one character per rank, one letter per
  * node, so that a person sees at a glance which blocks share a node.
  * 1-D and 2-D grids print as one picture; higher dimensions print one 2-D

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where the records are: the record directory (option, environment, or the
  * plugin's own plugstack.conf line) and the records in it. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading audit records and their in-job verification files.  Every field
  * the writers produce is checked for its type; a file that fails is
  * reported as unreadable, naming the field, and never half-used.  Whether
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "formats.h"
 
 /* Records of a million ranks are some 15 MB; anything far beyond that is
  * not a record. */
@@ -115,6 +117,28 @@ static json_t *load(const char *path, char *err, size_t n, bool *absent)
         bad(err, n, "not a JSON object");
     }
     return j;
+}
+
+/* A file names the stencilmap that wrote it and its format; one without a
+ * format predates the numbers and is format 1.  A format newer than this
+ * reader knows is refused before any other field is read: its fields may
+ * mean something else, and a guess would be a misreading. */
+static int check_format(json_t *j, const char *what, int known, char *err, size_t n)
+{
+    json_t *f = json_object_get(j, "format"), *v = json_object_get(j, "stencilmap_version");
+    if (v && !json_is_string(v))
+        return bad(err, n, "stencilmap_version: must be a string");
+    if (!f)
+        return 0;
+    if (!json_is_integer(f) || json_integer_value(f) < 1)
+        return bad(err, n, "format: must be a positive integer");
+    if (json_integer_value(f) > known)
+        return bad(err, n,
+                   "format: %s of format %lld (written by stencilmap %.40s), newer than the "
+                   "format %d this stencil-map %s reads; read it with a newer stencil-map",
+                   what, (long long)json_integer_value(f), v ? json_string_value(v) : "(unknown)",
+                   known, SM_VERSION);
+    return 0;
 }
 
 static int parse_nodes(json_t *j, audit_record *rec, char *err, size_t n)
@@ -388,7 +412,8 @@ static int parse_sockets(json_t *j, audit_record *rec, char *err, size_t n)
 
 static int parse(json_t *j, audit_record *rec, char *err, size_t n)
 {
-    if (get_int(j, "", "job_id", false, &rec->job_id, err, n) ||
+    if (check_format(j, "an audit record", SM_FORMAT_RECORD, err, n) ||
+        get_int(j, "", "job_id", false, &rec->job_id, err, n) ||
         get_int(j, "", "step_id", true, &rec->step_id, err, n) ||
         get_str(j, "user", false, rec->user, sizeof(rec->user), err, n) ||
         get_str(j, "time", false, rec->time, sizeof(rec->time), err, n) ||
@@ -477,7 +502,8 @@ static int parse_verify(json_t *j, audit_verify *v)
 {
     char *e = v->error;
     size_t n = sizeof(v->error);
-    if (get_int(j, "", "job_id", true, &v->job_id, e, n) ||
+    if (check_format(j, "an in-job result", SM_FORMAT_VERIFY, e, n) ||
+        get_int(j, "", "job_id", true, &v->job_id, e, n) ||
         get_int(j, "", "step_id", true, &v->step_id, e, n) ||
         get_str(j, "status", false, v->status, sizeof(v->status), e, n) ||
         get_str(j, "message", false, v->message, sizeof(v->message), e, n) ||

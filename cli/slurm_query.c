@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What Slurm knows of a step, from the best source that answers:
  *   1. sacct (slurmdbd): the step's node list and task count, kept after
  *      the job ends;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The second level in plan and compare: sockets per node from --sockets
  * (or the spec's "sockets"), the split of each node's ranks over them and
  * the inter-socket figures beside the naive split's. */

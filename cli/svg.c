@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An SVG picture of a placement, beside the blocked layout on the same
  * nodes, meant to be read by a person.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An SVG picture of a placement beside the blocked layout (svg.c). */
 #ifndef STENCILMAP_CLI_SVG_H
 #define STENCILMAP_CLI_SVG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Every subcommand's --help text, in one place: stencil-map(1) documents
  * the same options per subcommand, and tests/cli/test_help_man.sh checks
  * that the two agree. */
@@ -174,8 +175,10 @@ void cli_usage(FILE *out)
           "                       --svg OUT [...]\n"
           "       stencil-map audit (JOBID[.STEP] | --record FILE | --since DATE | --user U |\n"
           "                          --summary) [...]\n"
+          "       stencil-map --version\n"
           "\n"
-          "stencil-map COMMAND --help describes each command.\n"
+          "stencil-map COMMAND --help describes each command.  Every --json answer\n"
+          "starts with \"stencilmap_version\" and \"format\" (see stencil-map(1)).\n"
           "\n",
           out);
     fputs(spec_line, out);

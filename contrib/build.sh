@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Configures, builds and installs stencilmap from this checkout into /usr/local
 # (the SPANK plugin into Slurm's plugin directory).  Out of tree, in _build/.
 set -euo pipefail

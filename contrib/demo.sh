@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The main job, from a bare Debian 12 machine (as root): a real
 # `srun --stencil-map` on a local 4-node Slurm, next to the blocked launch
 # Slurm makes today, with where every rank ran and the inter-node edges of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs everything stencilmap needs to build, test and run on Debian 12.
 # A fresh machine starts bare, so both README commands call this first.
 # Skips apt entirely when every package is already installed.
@@ -12,6 +13,8 @@ packages=(
     python3 util-linux iproute2 procps
     strace clang libclang-rt-14-dev
     librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG
+    debhelper dpkg-dev lintian  # tests/package: the .deb packages, built and checked
+    rpm                         # tests/package/rpm.sh: rpmbuild of contrib/rpm/stencilmap.spec
 )
 
 missing=()

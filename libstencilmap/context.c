@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The in-job context: PMIx publication of the task's place, the getters, and
  * the collective verification of the placement from PMIx data. */
 #include <stdarg.h>

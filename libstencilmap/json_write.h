@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A JSON string literal written to a stream: the in-job library's record
  * sidecar and stencil-map-verify --json both need it, without pulling in a
  * JSON library for one function.  Compiled into both (not exported). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The task's place from STENCIL_MAP_* (strict), grid arithmetic and the
  * edge counting shared by stencilmap_verify() and the unit tests.  No PMIx. */
 #include <errno.h>

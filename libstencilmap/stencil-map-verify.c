@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map-verify: run as a step (srun --mpi=pmix --stencil-map=SPEC
  * stencil-map-verify) to check that the ranks really run where the plan
  * said.  Rank 0 prints the result and keeps it next to the step's audit
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats.h"
 #include "json_write.h"
 #include "stencilmap.h"
 
@@ -26,6 +28,7 @@ static void usage(FILE *f)
           "  -j, --json        print a JSON object instead of text\n"
           "  -a, --all-ranks   every rank prints (default: rank 0 only)\n"
           "  -n, --no-record   do not write the result next to the audit record\n"
+          "  -V, --version     print the version and exit\n"
           "  -h, --help\n"
           "exit: 0 agree, 1 mismatch, 2 bad STENCIL_MAP_* environment, 3 step not placed,\n"
           "      4 PMIx/system error, 64 usage\n",
@@ -46,7 +49,9 @@ static int exit_code(stencilmap_status st)
 static void print_json(FILE *f, stencilmap_status st, const char *msg, const stencilmap_place *pl,
                        const stencilmap_verify_result *r, int64_t size)
 {
-    fprintf(f, "{\"status\":");
+    fprintf(f, "{\"stencilmap_version\":");
+    smj_write_str(f, SM_VERSION);
+    fprintf(f, ",\"format\":%d,\"status\":", SM_FORMAT_VERIFY);
     smj_write_str(f, st == STENCILMAP_OK ? "OK" : st == STENCILMAP_ERR_MISMATCH ? "MISMATCH" : "ERROR");
     fprintf(f, ",\"ranks\":%lld", (long long)size);
     if (pl) {
@@ -92,15 +97,20 @@ int main(int argc, char **argv)
                                          {"all-ranks", no_argument, NULL, 'a'},
                                          {"no-record", no_argument, NULL, 'n'},
                                          {"help", no_argument, NULL, 'h'},
+                                         {"version", no_argument, NULL, 'V'},
                                          {NULL, 0, NULL, 0}};
     int verbose = 0, json = 0, all = 0, record = 1, c;
-    while ((c = getopt_long(argc, argv, "vjanh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "vjanhV", opts, NULL)) != -1) {
         switch (c) {
         case 'v': verbose = 1; break;
         case 'j': json = 1; break;
         case 'a': all = 1; break;
         case 'n': record = 0; break;
         case 'h': usage(stdout); return 0;
+        case 'V':
+            printf("stencil-map-verify (stencilmap) %s\nJSON format: in-job result %d\n",
+                   SM_VERSION, SM_FORMAT_VERIFY);
+            return 0;
         default: usage(stderr); return EX_USAGE;
         }
     }

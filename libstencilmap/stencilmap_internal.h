@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal helpers of libstencilmap (not installed). */
 #ifndef STENCILMAP_INTERNAL_H
 #define STENCILMAP_INTERNAL_H

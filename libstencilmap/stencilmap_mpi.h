@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * stencilmap_mpi.h: MPI convenience calls on top of stencilmap.h, as static
  * inline functions, so that libstencilmap itself does not depend on MPI.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The in-job verification result, kept next to the step's audit record so
  * that `stencil-map audit` can say what the job itself observed.
  *
@@ -19,6 +20,7 @@
 
 #include "stencilmap.h"
 #include "stencilmap_internal.h"
+#include "formats.h"
 #include "json_write.h"
 
 #define RECORD_ENV "STENCIL_MAP_RECORD"
@@ -53,7 +55,9 @@ static stencilmap_status write_json(FILE *f, stencilmap_ctx *ctx, stencilmap_sta
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
     const stencilmap_place *pl = stencilmap_get_place(ctx);
     int64_t size = stencilmap_size(ctx);
-    fputs("{\n  \"job_id\": ", f);
+    fprintf(f, "{\n  \"stencilmap_version\": ");
+    smj_write_str(f, SM_VERSION);
+    fprintf(f, ",\n  \"format\": %d,\n  \"job_id\": ", SM_FORMAT_VERIFY);
     json_env_id(f, "SLURM_JOB_ID");
     fputs(",\n  \"step_id\": ", f);
     json_env_id(f, "SLURM_STEP_ID");

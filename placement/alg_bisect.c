@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Recursive bisection with a per-cut search (issue 6).
  *
  * A region of the grid (at first the whole grid) and a run of nodes are

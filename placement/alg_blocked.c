@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Blocked: consecutive ranks fill one node after the other, as Slurm's
  * block distribution places them.  The baseline every plan is judged by. */
 #include "algorithms.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Hyperplane (thesis Algorithm 8, paper 001 SIV-A): recursive bisection of
  * the grid by axis-aligned hyperplanes placed so that each side holds
  * exactly the ranks of a run of whole nodes.  Axes are tried from the one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* k-d tree (paper 001 SV-B): halve the grid recursively, always along the
  * axis with the largest side per unit of stencil traffic across it, down to
  * single cells.  The leaves, read left to right, form a locality-preserving

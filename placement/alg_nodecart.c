@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Nodecart (Gropp, "Using node and socket information to implement MPI
  * Cartesian topologies", 2019; thesis 000 Algorithms 1-2): split the grid
  * into a grid of nodes times a grid of ranks per node.  The ranks per node

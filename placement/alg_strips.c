@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Stencil Strips (paper 001 SV-C): tile every axis but the longest into
  * strips whose widths follow the stencil's shape, let each strip run the
  * whole length of the longest axis, and hand ranks out strip by strip,

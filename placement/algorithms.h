@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal interface of the placement constructions.  Each one fills
  * node_of_rank[grid->size] so that node i receives exactly cap[i] ranks;
  * the caller guarantees every cap[i] > 0 and their sum equals grid->size. */

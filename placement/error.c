@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Error reporting and algorithm names shared by every part of the core. */
 #include <stdarg.h>
 #include <string.h>

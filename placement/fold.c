@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Folding: when no stencil offset moves along some axes (the paper's
  * "component" family leaves out the last one), the grid falls apart into
  * independent slices, and a node may hold the end of one slice and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Cartesian process grids: validation, row-major rank <-> coordinates, and
  * MPI_Dims_create's balanced factorisation. */
 #include <math.h>

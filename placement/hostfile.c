@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Hostfiles in the form Slurm's arbitrary distribution reads from
  * SLURM_HOSTFILE: one node name per line, line r for rank r. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Slurm's node-list syntax ("n[01-04,07],gpu[1-2]") and its cpus-per-node
  * syntax ("48(x3),32"), expanded to one entry per node. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Neighbour lists of the stencil graph, computed on the fly. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The stencil graph seen from one rank: every directed stencil edge that
  * starts or ends at the rank, with the other end and the edge's weight.
  * The graph is never stored; ends are computed from grid coordinates, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Shared building blocks of the constructions: strides, boustrophedon
  * traversal of boxes, and per-axis stencil measures. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Planning: check feasibility, derive each node's exact share, run one
  * construction or all of them (auto, which then refines the best), and
  * score the result. */

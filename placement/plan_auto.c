@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* auto: every construction (bisect only up to AUTO_BISECT_MAX_RANKS), and
  * for stencils that leave axes out every construction on each folded grid
  * too, then refinement.

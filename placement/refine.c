@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Refinement (issue 6): improve any placement by moving ranks between
  * pairs of nodes that share cut stencil edges, while every node keeps
  * exactly the number of ranks it had.

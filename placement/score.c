@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The paper's metrics: J_sum counts directed stencil edges (one per rank and
  * offset whose target lies in the grid, wrapping on periodic dimensions)
  * whose ends are on different nodes; J_max is the most such edges leaving

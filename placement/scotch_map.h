@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The Scotch comparator (issue 6): the stencil graph mapped by libscotch
  * onto a complete graph whose vertices weigh each node's share, with exact
  * balance requested.  Not part of the installed library: only the CLI's

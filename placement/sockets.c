@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Two levels (issue 6): once the ranks are on their nodes, split each
  * node's ranks over its sockets (or NUMA domains) so that few stencil
  * edges cross sockets inside a node.  Edges between nodes are fixed by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* JSON specs: {"grid": ..., "stencil": ..., "algorithm": ...}.  Every key is
  * known; anything else is rejected with the path of the offending field. */
 #include <jansson.h>

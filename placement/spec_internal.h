@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Shared between the spec parser and the loader of named stencils. */
 #ifndef STENCILMAP_SPEC_INTERNAL_H
 #define STENCILMAP_SPEC_INTERNAL_H

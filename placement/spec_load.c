@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Finding specs: paths, names in the specs directory, the compact
  * ALGORITHM:<d>d:STENCIL form, and named stencil files. */
 #include <errno.h>

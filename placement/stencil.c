@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Stencils: validated lists of relative neighbour offsets, with the paper's
  * three families generated for any number of dimensions. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* srun's command line and the job's allocation. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a step is placed on: the job's allocation from the environment,
  * narrowed by srun's own options, which are read from srun's command line
  * because the SPANK option callback may run before srun has parsed them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The job's node list as slurmctld knows it now (plugin only: it needs
  * libslurm, which srun has loaded). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Is the allocation srun sees in its environment still the job's?  A node
  * that failed in a --no-kill job leaves the job, but SLURM_JOB_NODELIST
  * keeps naming it; a plan on it could not be launched. */

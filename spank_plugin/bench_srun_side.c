@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench_srun_side: times the plugin's srun-side path exactly as the
  * option callback runs it -- read srun's options, parse the spec, read the
  * allocation from the environment, plan (and blocked for the summary),

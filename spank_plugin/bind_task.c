@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Task side of bind=socket: in the task (slurm_spank_task_init, after the
  * fork, before exec), read this rank's socket from the map srun handed
  * over, set STENCIL_MAP_SOCKET, and bind the task with hwloc to the cpuset

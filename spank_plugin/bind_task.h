@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Task side of bind=socket (needs hwloc; plugin only). */
 #ifndef SM_BIND_TASK_H
 #define SM_BIND_TASK_H

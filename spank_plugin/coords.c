@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* STENCIL_MAP_DIMS -> STENCIL_MAP_COORDS, without trusting the input. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Remote side (slurmstepd, root): a task's grid coordinates from
  * STENCIL_MAP_DIMS and its global task id.  Strict, bounded parsing: the
  * value comes from the user's environment. */

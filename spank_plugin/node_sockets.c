@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Socket counts from Slurm's node records.  In Slurm 22.05 a node record's
  * `sockets` is already the node's total (slurm.h: "total number of sockets
  * per node"): a node configured Boards=2 SocketsPerBoard=1 reports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Socket counts of the step's nodes from slurmctld (plugin only: it needs
  * libslurm, which srun has loaded). */
 #ifndef SM_NODE_SOCKETS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
  * max_ranks=, bind=, objective=.  Anything else is an error, so a typo is never ignored. */
 #include <errno.h>

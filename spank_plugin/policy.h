@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Site policy: the plugin's arguments in plugstack.conf. */
 #ifndef SM_POLICY_H
 #define SM_POLICY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private per-step directories and exclusive file creation, all through
  * directory descriptors (see private_dir.h). */
 #include <dirent.h>

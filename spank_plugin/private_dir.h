@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Directories and files the srun side writes: the per-step private
  * directory holding the hostfile, and the audit record directory.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Audit records: built with jansson, written to a temporary file created
  * with O_EXCL, then linked to its final name (which must not exist) so a
  * reader never sees a partial record. */
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats.h"
 #include "private_dir.h"
 #include "record.h"
 
@@ -31,6 +33,8 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_object_set_new(j, "stencilmap_version", json_string(SM_VERSION));
+    json_object_set_new(j, "format", json_integer(SM_FORMAT_RECORD));
     json_object_set_new(j, "job_id", json_integer(job_id));
     json_object_set_new(j, "step_id",
                         step_id == SM_NO_STEP ? json_null() : json_integer(step_id));

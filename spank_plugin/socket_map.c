@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Encoding of the per-rank socket indices (see socket_map.h). */
 #include <stdio.h>
 #include <stdlib.h>

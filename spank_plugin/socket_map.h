@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The socket of every rank, handed from srun to the tasks in one
  * environment variable (the remote side reads no user file): "1:" and one
  * character per rank, 0-9 a-z A-Z for sockets 0 to 61. */

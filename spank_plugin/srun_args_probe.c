@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* srun_args_probe ARGS...: how the plugin reads "srun ARGS..." (alloc.c),
  * one line "ntasks=N nodes=N cpus_per_task=N ntasks_per_node=N spec=S
  * bad=MSG", for the tests that feed it every option of a real srun's

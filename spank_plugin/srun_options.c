@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* srun's options, as srun of every supported Slurm release (22.05 to
  * 26.05) parses them: the union of the srun entries of common_options[]
  * in Slurm's src/common/slurm_opt.c, by whether they take a required

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The option names srun knows, and how "--name" on its command line is
  * matched against them (getopt_long's rules). */
 #ifndef SM_SRUN_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What srun of the Slurm release this plugin is built for does with a
  * step given a hostfile.  A SPANK plugin loads only into the release it
  * was built for, so the release is known at compile time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stencil_map.so: a SPANK plugin that adds --stencil-map=SPEC to srun,
  * sbatch and salloc.
@@ -34,6 +35,7 @@
 #include "bind_task.h"
 #include "node_sockets.h"
 #include "coords.h"
+#include "formats.h"
 #include "policy.h"
 #include "record.h"
 #include "srun_rules.h"
@@ -329,6 +331,13 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
+    /* srun -v: which plugin this is and the Slurm it was built for (its
+     * log level is set by now, unlike in slurm_spank_init) */
+    if (spank_context() == S_CTX_LOCAL)
+        slurm_verbose("stencil_map: stencilmap %s, built for Slurm %u.%02u.%u", SM_VERSION,
+                      SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+                      SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+                      SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
     if (spank_context() != S_CTX_LOCAL || !step.active)
         return 0;
     uint32_t job_id = 0, step_id = 0;

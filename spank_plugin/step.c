@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* srun-side planning: everything the option callback does before srun
  * reads SLURM_HOSTFILE. */
 #include <stdlib.h>

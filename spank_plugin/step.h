@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The srun-side planning path: spec -> allocation -> plan -> hostfile ->
  * task environment.  The SPANK callback and the benchmark both call it. */
 #ifndef SM_STEP_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The whole test suite, from a bare Debian 12 machine: installs what it
 # needs, builds and installs stencilmap, then runs the unit and CLI tests
 # (make check), and the suites that start their own local Slurm cluster.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # netns.sh - the network of the minicluster's netns mode (sourced by
 # minicluster; needs its STATE/RUN_DIR variables and die/info helpers).
 #

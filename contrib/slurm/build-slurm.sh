@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # build-slurm.sh VERSION - build a Slurm release from Debian's own source
 # package into /opt/slurm/VERSION, for testing stencilmap against it.
 #

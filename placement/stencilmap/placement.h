@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * stencilmap placement core: map the ranks of a Cartesian process grid that
  * talks through a fixed stencil onto compute nodes with given slot counts,

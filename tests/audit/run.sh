@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests of `stencil-map audit` on a real multi-node Slurm
 # (contrib/minicluster, 4 nodes x 8 CPUs): steps placed by the stencil_map
 # SPANK plugin, the in-job result of stencil-map-verify beside their audit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Paper 001's instance set, scored for every algorithm and (when built with
  * libscotch) for Scotch, plus a million ranks planned in a fresh process
  * whose CPU time and peak memory are measured.  Prints the figures the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # stencil-map audit without a cluster: audit records written by the
 # stencil_map.so plugin on the minicluster (tests/cli/audit-records/: 11-13
 # from before records said whether the step launched, with one in-job

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # stencil-map end to end: hostfiles, JSON output, score/plan agreement,
 # compare, exit codes and messages.  Plain exit status for automake's
 # harness: 0 when every check passed, 1 otherwise; one line per check.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # stencil-map draw: the SVG is well-formed XML, holds one cell per rank in
 # each panel (or blocks whose rank counts add up to every rank), colours
 # each rank by the node the placement gives it, and renders (rsvg-convert).

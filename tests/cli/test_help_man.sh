@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The manual pages say what the programs do: every subcommand's --help and
 # its part of stencil-map(1) list the same options, in the option table and
 # in the synopsis; stencil-map-verify --help and stencil-map-verify(1)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The README's main-job command, contrib/demo.sh, run as a newcomer would
 # (it sets itself up, brings its own 4-node minicluster up and down), and
 # its output checked: both launches reported every rank, the placed one

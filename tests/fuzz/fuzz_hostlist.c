@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: a node list and a slot list, split at the first NUL. */
 #include <stdint.h>
 #include <stdlib.h>

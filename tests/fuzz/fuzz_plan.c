@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness for the placement entry points as srun drives them:
  *
  *   line 1  hostlist        (SLURM_JOB_NODELIST)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: any bytes as a spec.  A spec that parses is resolved
  * and, when small, planned with every algorithm on a node list derived from
  * the input; the placement must respect every capacity.  Anything else must

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Writes the hand-made nasty specs into DIR (they are generated, not stored,
 # because some are large).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer harnesses with clang (ASan + UBSan) straight from the
 # placement sources and runs each for FUZZ_SECONDS (default 300), starting
 # from the shipped specs and the hand-made nasty cases in seeds/.  Prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Test probe run as a step by tests/injob/run.sh: every rank reads a few
  * other ranks' "stencilmap.coords" and "stencilmap.node" through the library
  * (PMIx_Get) and prints one line per read:

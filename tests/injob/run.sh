@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # In-job tests of libstencilmap, stencil-map-verify and the halo demo on a
 # real multi-node Slurm (contrib/minicluster) with PMIx (srun --mpi=pmix) and
 # Open MPI.  Builds and installs the tree into a staging prefix outside /tmp,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* CMocka: libstencilmap's edge counting (what stencilmap_verify computes from
  * PMIx data) against the placement core's scorer smp_score_compute, on
  * random grids, stencils and placements.  The places are built by formatting

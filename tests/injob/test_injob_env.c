@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* CMocka: libstencilmap's strict parsing of the STENCIL_MAP_* task
  * environment, and its grid arithmetic.  No PMIx needed. */
 #include <setjmp.h>

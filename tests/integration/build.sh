@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build and install stencilmap (placement core, CLI, specs, SPANK plugin)
 # into a staging prefix outside /tmp, for the integration tests.
 #

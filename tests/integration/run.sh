@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration tests of the stencil_map SPANK plugin on a real multi-node
 # Slurm (contrib/minicluster).  Builds and installs the tree into a staging
 # prefix, brings up its own minicluster (4 nodes of 8 CPUs, then 8,8,6,4),

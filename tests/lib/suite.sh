@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the suites that run on a minicluster (tests/*/run.sh): the
 # cluster's life, the plugstack line, running Slurm clients, the test
 # runner and the placement check.  Source it after setting:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mpi_nodes: every rank sends its node name to the next rank in a ring and
  * checks it got its left neighbour's, as MPI_Allgather reported it; rank 0
  * prints "mpi_nodes: N ranks on M nodes, ring ok" (or "ring FAILED", exit 1).

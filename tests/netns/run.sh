@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Smoke test of the minicluster's netns mode (MINICLUSTER_NET=netns): each
 # node in its own network namespace behind a rate-shaped veth.  Brings up
 # 3 nodes with 40 Mbit/s links, checks that the nodes have distinct

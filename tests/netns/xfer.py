@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """xfer.py PEER_ADDR BYTES PORT - a timed TCP transfer between the two tasks
 of a Slurm step: task 1 listens on PORT and reads BYTES, task 0 connects to
 PEER_ADDR:PORT, sends BYTES and waits for the one-byte answer sent once all

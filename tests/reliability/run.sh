@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Reliability and security of the stencil_map plugin on a real minicluster:
 #
 #   s-*  as ordinary users: records and hostfiles only where they belong,

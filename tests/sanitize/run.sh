@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The unit and integration tests once more, built with ASan+UBSan:
 #   1. make check of a sanitized build (unit tests, CLI tests, the bench's
 #      quality check), leak detection on: a leak fails its test;

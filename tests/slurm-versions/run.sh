@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The minicluster suites on another Slurm release: builds that release from
 # Debian's source package (or reuses its build, contrib/slurm/build-slurm.sh),
 # builds stencilmap against it (configure --with-slurm=/opt/slurm/VERSION),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bisect and folding: exact shares at any node sizes (including splits as
  * uneven as one huge node among many of one rank), scores the scorer
  * reproduces, cuts that follow the stencil, and folding that reaches the

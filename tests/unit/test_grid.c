@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Grids: validation, rank <-> coordinates, balanced factorisation. */
 #include "unit_util.h"
 

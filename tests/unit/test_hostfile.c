@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Hostfiles: write, read back, node order of first appearance. */
 #include "unit_util.h"
 

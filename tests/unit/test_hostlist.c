@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Hostlists and slot lists in Slurm's syntax. */
 #include "unit_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Planning: every construction on many random instances must produce a
  * valid placement with the score it reports; auto must not lose to any
  * single construction; the thesis worked example. */

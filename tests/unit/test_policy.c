@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The plugin's site policy (plugstack.conf arguments): objective= parses
  * to the site default, a bad value is refused naming the argument, and a
  * spec's own "objective" wins over the site's. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Refinement: on random grids, stencils (weighted, asymmetric, periodic)
  * and node mixes, from random and constructed placements, every node keeps
  * exactly its ranks, J_sum (weighted when weighted) never rises, the

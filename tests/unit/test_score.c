@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* J_sum / J_max against a naive reference scorer on random instances. */
 #include "unit_util.h"
 

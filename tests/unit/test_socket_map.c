@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The socket map srun hands to the tasks (spank_plugin/socket_map.c):
  * round trip, the size and socket limits, and malformed maps. */
 #include "unit_util.h"

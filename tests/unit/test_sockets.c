@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Two levels: the socket split inside nodes.  On random instances and
  * placements, every (node, socket) gets exactly its share, no rank changes
  * node, the reported inter-socket score equals a brute-force recount, and

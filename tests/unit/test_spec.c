@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Specs: JSON parsing, every rejection path with its field, named and
  * compact specs, and resolving automatic dims. */
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The plugin's reading of srun's command line and of the allocation
  * (spank_plugin/alloc.c): every srun option of 22.05 to 26.05 in front of
  * -n, abbreviations, options it does not know, and the rules of srun

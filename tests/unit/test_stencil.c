@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Stencils: the paper's families and validation of custom offsets. */
 #include <math.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Helpers shared by the unit tests: cmocka includes, a deterministic PRNG,
  * a naive reference scorer and assertions on error messages. */
 #ifndef STENCILMAP_UNIT_UTIL_H

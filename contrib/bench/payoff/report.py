@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Table and SVG bar chart of the payoff bench (contrib/bench/payoff/run.sh).
 
 Reads plans.tsv (case, alg, J_sum, J_max, runner, auto, nodes, ranks, cpus)

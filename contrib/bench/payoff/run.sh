@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The payoff, measured: the halo exchange (MPI_Neighbor_alltoall) on a real
 # Slurm whose nodes sit behind rate-shaped links, placed blocked and by each
 # algorithm, several times each.  Prints and writes a table (J_sum, J_max,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* halo: a real MPI halo exchange over the stencil of a placed step.
  *
  *   srun --mpi=pmix --stencil-map=SPEC halo [-i ITERS] [-s BYTES] [-w WARMUP]

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The plugstack.conf.d snippet the packages install
+# (spank_plugin/stencil_map.conf) is all comments, so installing it changes
+# nothing, and names every site policy key the plugin's parser accepts,
+# as stencil_map(8) does.  Plain exit status for automake's harness.
+TOP=${STENCILMAP_TOP_SRCDIR:?STENCILMAP_TOP_SRCDIR must name the source tree}
+conf=$TOP/spank_plugin/stencil_map.conf
+pass=0
+fail=0
+check() { # check OK|FAIL description [detail]
+    if [ "$1" = OK ]; then
+        pass=$((pass + 1)); echo "ok: $2"
+    else
+        fail=$((fail + 1)); echo "FAIL: $2${3:+ -- $3}"
+    fi
+}
+active=$(grep -v -E '^[[:space:]]*(#|$)' "$conf")
+[ -z "$active" ] && r=OK || r=FAIL
+check $r "every line of the snippet is a comment" "$active"
+keys=$(sed -n 's/.*KEY("\([a-z_]*\)").*/\1/p' "$TOP/spank_plugin/policy.c")
+[ -n "$keys" ] && r=OK || r=FAIL
+check $r "the plugin's parser has policy keys" "none found in policy.c"
+for k in $keys; do
+    grep -q "^#   $k=" "$conf" && r=OK || r=FAIL
+    check $r "the snippet documents $k="
+done
+grep -q '^#required stencil_map\.so' "$conf" && r=OK || r=FAIL
+check $r "the snippet has a line to enable, by the plugin's name"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

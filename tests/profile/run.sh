@@ -8,7 +8,8 @@
 # unequal bytes per dimension, Isend, persistent requests on a duplicated
 # communicator, Sendrecv on a communicator with reversed ranks; or
 # MPI_Cart_create with MPI_Neighbor_alltoallv).  Then score --profile, and
-# the library's care with the profile directory.  Builds into a staging
+# the library's care with the profile directory; and srun
+# --stencil-map=profile:DIR, which preloads the library through the plugin.  Builds into a staging
 # prefix outside /tmp, brings up its own minicluster (4 nodes x 8 CPUs),
 # prints "ok NAME" / "FAIL NAME" and "N passed, M failed", and always
 # brings the cluster down.
@@ -160,6 +161,42 @@ t_dir_safety() {
     [ -z "$(ls "$d/target")" ] || { fail "wrote through a symbolic link"; return 1; }
 }
 
+# srun --stencil-map=profile:DIR: the plugin preloads the library into the
+# tasks (a shell too) and launches blocked; the profile learns as above
+t_plugin_profile() {
+    local d=$WORK/plugin
+    rm -rf "$d"
+    mkdir -m 700 "$d"
+    timeout 180 srun --time=3 --kill-on-bad-exit=0 --mpi=pmix -N 4 -n 16 --stencil-map="profile:$d/prof" \
+        "$PROBE" --dims 4,4 --order column-major --bytes 100,300 >"$d/out" 2>"$d/err" ||
+        { cat "$d/out" "$d/err"; fail "the profiled probe failed"; return 1; }
+    cat "$d/out" "$d/err"
+    grep -q "^stencil-map: profiling into $d/prof, launched blocked" "$d/err" || { fail "no profiling line"; return 1; }
+    [ "$(grep -c profiling "$d/err")" = 1 ] || { fail "the profiling line is not printed once"; return 1; }
+    "$SM" learn "$d/prof" --output "$d/learned.json" >"$d/report" 2>&1 || { cat "$d/report"; fail "learn failed"; return 1; }
+    cat "$d/report" "$d/learned.json"
+    same_spec "$d/learned.json" [4,4] [false,false] "$OFF5" [3,3,1,1] || return 1
+    # blocked, with the library and the directory in every task, no grid
+    local show='echo "$SLURM_PROCID $SLURMD_NODENAME ${STENCIL_MAP_DIMS:-nodims} $STENCIL_MAP_PROFILE_DIR $LD_PRELOAD"'
+    timeout 180 srun --time=3 -N 4 -n 16 --stencil-map="profile:$d/p2" sh -c "$show" 2>/dev/null | sort -n >"$d/tasks" ||
+        { fail "srun of sh failed"; return 1; }
+    timeout 180 srun --time=3 -N 4 -n 16 sh -c 'echo "$SLURM_PROCID $SLURMD_NODENAME"' | sort -n >"$d/plain" ||
+        { fail "plain srun failed"; return 1; }
+    cat "$d/tasks"
+    [ "$(wc -l <"$d/tasks")" = 16 ] || { fail "not 16 tasks"; return 1; }
+    [ "$(awk '{ print $1, $2 }' "$d/tasks")" = "$(cat "$d/plain")" ] || { fail "not launched as without the plugin"; return 1; }
+    awk -v dir="$d/p2" -v lib="$LIB" '$3 != "nodims" || $4 != dir || index($0, lib) == 0 { bad = 1 } END { exit bad }' \
+        "$d/tasks" || { fail "a task lacks the profile's environment, or has a grid"; return 1; }
+    echo "16 tasks blocked, each with $LIB preloaded and STENCIL_MAP_PROFILE_DIR=$d/p2"
+    # a directory others can write is refused before anything runs
+    mkdir -m 777 "$d/open"
+    if timeout 60 srun --time=1 -n 1 --stencil-map="profile:$d/open" true 2>"$d/err2"; then
+        fail "srun ran with an open profile directory"; return 1
+    fi
+    cat "$d/err2"
+    grep -q "others cannot write" "$d/err2" || { fail "no reason given"; return 1; }
+}
+
 cluster_up 8
 # halo: MPI_Cart_create without reorder, MPI_Neighbor_alltoall on a graph
 run_test halo-2d-periodic-x-n16 t_learn halo2d 16 [4,4] [true,false] "$OFF5" [] MPI_Cart_create \
@@ -174,5 +211,6 @@ run_test probe-row-major-staged-3d-n16 t_learn staged 16 [2,4,2] [false,true,fal
 run_test probe-cart-neighbor-alltoallv-n16 t_learn cartnb 16 [4,4] [true,true] "$OFF5" [2,2,1,1] MPI_Cart_create \
     -- "$PROBE" --cart --dims 4,4 --periods 1,1 --bytes 200,100
 run_test profile-dir-safety t_dir_safety
+run_test plugin-profile-launch t_plugin_profile
 cluster_down
 suite_summary

@@ -67,12 +67,21 @@ static struct {
     long long untranslated; /* sends whose destination could not be resolved */
 } P = {.keyval = MPI_KEYVAL_INVALID};
 
+/* the communicator asked last, so that a run of sends on one communicator
+ * skips the attribute lookup; forgotten when that communicator is freed */
+static MPI_Comm last_comm = MPI_COMM_NULL;
+static struct comm_info *last_info;
+
 static int delete_info(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm;
     (void)keyval;
     (void)extra;
     struct comm_info *ci = value;
+    if (ci == last_info) {
+        last_info = NULL;
+        last_comm = MPI_COMM_NULL;
+    }
     free(ci->world);
     free(ci->nb_world);
     free(ci);
@@ -83,9 +92,14 @@ static struct comm_info *info_of(MPI_Comm comm)
 {
     void *v;
     int flag = 0;
+    if (last_info && comm == last_comm)
+        return last_info;
     if (P.keyval != MPI_KEYVAL_INVALID && PMPI_Comm_get_attr(comm, P.keyval, &v, &flag) == MPI_SUCCESS &&
-        flag)
+        flag) {
+        last_comm = comm;
+        last_info = v;
         return v;
+    }
     struct comm_info *ci = calloc(1, sizeof(*ci));
     if (!ci)
         return NULL;
@@ -115,8 +129,10 @@ static struct comm_info *info_of(MPI_Comm comm)
     free(local);
     PMPI_Group_free(&g);
     PMPI_Group_free(&wg);
-    if (P.keyval != MPI_KEYVAL_INVALID)
-        PMPI_Comm_set_attr(comm, P.keyval, ci);
+    if (P.keyval != MPI_KEYVAL_INVALID && PMPI_Comm_set_attr(comm, P.keyval, ci) == MPI_SUCCESS) {
+        last_comm = comm;
+        last_info = ci;
+    }
     return ci;
 }
 

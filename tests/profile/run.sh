@@ -197,6 +197,20 @@ t_plugin_profile() {
     grep -q "others cannot write" "$d/err2" || { fail "no reason given"; return 1; }
 }
 
+# the learned spec is an ordinary spec: the plugin places the halo by it
+t_learned_places() {
+    local spec=$WORK/halo2d/learned.json out rc
+    [ -f "$spec" ] || { fail "no learned spec from halo-2d-periodic-x-n16"; return 1; }
+    out=$(timeout 180 salloc -Q -N 4 -n 16 --time=3 srun --kill-on-bad-exit=0 -n 16 --mpi=pmix \
+        --stencil-map="$spec" "$HALO" -i 5 -s 2048 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -eq 0 ] || { fail "halo exited $rc"; return 1; }
+    grep -q "halo check ok" <<<"$out" || { fail "no 'halo check ok'"; return 1; }
+    grep -q "^halo: 16 ranks on 4 nodes, grid 4x4" <<<"$out" || { fail "not the learned 4x4 grid"; return 1; }
+    grep -q "^stencil-map: .* inter-node edges" <<<"$out" || { fail "not placed by the plugin"; return 1; }
+}
+
 cluster_up 8
 # halo: MPI_Cart_create without reorder, MPI_Neighbor_alltoall on a graph
 run_test halo-2d-periodic-x-n16 t_learn halo2d 16 [4,4] [true,false] "$OFF5" [] MPI_Cart_create \
@@ -210,6 +224,7 @@ run_test probe-row-major-staged-3d-n16 t_learn staged 16 [2,4,2] [false,true,fal
     -- "$PROBE" --dims 2,4,2 --periods 0,1,0 --bytes 1000,1000,5600
 run_test probe-cart-neighbor-alltoallv-n16 t_learn cartnb 16 [4,4] [true,true] "$OFF5" [2,2,1,1] MPI_Cart_create \
     -- "$PROBE" --cart --dims 4,4 --periods 1,1 --bytes 200,100
+run_test halo-placed-by-learned-spec t_learned_places
 run_test profile-dir-safety t_dir_safety
 run_test plugin-profile-launch t_plugin_profile
 cluster_down

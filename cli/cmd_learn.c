@@ -194,6 +194,9 @@ int cmd_learn(int argc, char **argv)
             fprintf(stderr, " and %d more offsets", r.noffsets - r.nincluded - 3);
         fputc('\n', stderr);
     }
+    if (p.partial)
+        fprintf(stderr, "stencil-map learn: note: %" PRId64 " of %" PRId64 " ranks were stopped by a signal "
+                        "before MPI_Finalize: their traffic up to then\n", p.partial, p.ranks);
     if (p.unresolved)
         fprintf(stderr, "stencil-map learn: note: %" PRId64 " sends could not be attributed to a rank\n",
                 p.unresolved);

@@ -13,11 +13,16 @@
  * written before MPI_Finalize, which writes DIR/rank.<r> (a short text file:
  * header lines, then one "d DEST MESSAGES BYTES" row per destination that
  * received anything) with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, only into a
- * directory the user owns that is not writable by others.  Without
+ * directory the user owns that is not writable by others.  A process that
+ * exits without MPI_Finalize, or that SIGTERM, SIGINT, SIGHUP or SIGPIPE
+ * stops (a time limit, scancel, a peer that died; when the application
+ * leaves the signal to its default), writes what it counted so far, marked
+ * "partial SIGNAL".  Without
  * STENCIL_MAP_PROFILE_DIR nothing is counted or written. */
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +67,7 @@ static struct {
     int keyval;
     struct cart_record rec[MAX_CART_RECORDS];
     int nrec, rec_dropped;
+    char dir[4096]; /* STENCIL_MAP_PROFILE_DIR, read at MPI_Init */
     struct persistent *pers;
     int npers, cap_pers;
     long long untranslated; /* sends whose destination could not be resolved */
@@ -283,11 +289,19 @@ static struct persistent *find_persistent(MPI_Request req)
 }
 
 /* ---- set-up and the file ---------------------------------------------- */
+static void on_term(int sig);
+static void on_exit_write(void);
+
 static void profile_start(void)
 {
     const char *dir = getenv("STENCIL_MAP_PROFILE_DIR");
     if (!dir || !*dir)
         return;
+    if (strlen(dir) >= sizeof(P.dir)) {
+        fprintf(stderr, "stencilmap-profile: STENCIL_MAP_PROFILE_DIR is too long, not profiling\n");
+        return;
+    }
+    strcpy(P.dir, dir);
     PMPI_Comm_rank(MPI_COMM_WORLD, &P.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &P.size);
     P.msgs = calloc((size_t)P.size, sizeof(long long));
@@ -298,6 +312,23 @@ static void profile_start(void)
     }
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_info, &P.keyval, NULL);
     P.on = 1;
+    atexit(on_exit_write);
+    /* the signals that stop a step: a time limit or scancel (TERM), srun's
+     * interrupt (INT, HUP), a peer that died first (PIPE); only where the
+     * application keeps the default, and each blocks the others while the
+     * file is written */
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_term;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        sigaddset(&sa.sa_mask, sigs[i]);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        if (!sigaction(sigs[i], NULL, &old) && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+            sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 /* The directory must be ours and closed to others; made 0700 if missing. */
@@ -317,46 +348,163 @@ static int open_dir(const char *dir)
     return fd;
 }
 
-static void profile_write(void)
+/* A small writer of write(2) only, so that the file can be written from a
+ * signal handler as well as from MPI_Finalize. */
+struct out {
+    int fd, err;
+    size_t n;
+    char buf[4096];
+};
+
+static void out_flush(struct out *o)
 {
-    const char *dir = getenv("STENCIL_MAP_PROFILE_DIR");
-    int dfd = open_dir(dir);
+    size_t at = 0;
+    while (at < o->n && !o->err) {
+        ssize_t w = write(o->fd, o->buf + at, o->n - at);
+        if (w < 0 && errno != EINTR)
+            o->err = errno ? errno : EIO;
+        else if (w > 0)
+            at += (size_t)w;
+    }
+    o->n = 0;
+}
+
+static void out_str(struct out *o, const char *s)
+{
+    for (; *s; s++) {
+        if (o->n == sizeof(o->buf))
+            out_flush(o);
+        o->buf[o->n++] = *s;
+    }
+}
+
+static void out_num(struct out *o, long long v)
+{
+    char t[24];
+    int k = sizeof(t) - 1;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    t[k] = '\0';
+    do {
+        t[--k] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        t[--k] = '-';
+    out_str(o, t + k);
+}
+
+static void say_fail(int in_signal, const char *what, int err)
+{
+    if (in_signal) { /* no stdio, no strerror */
+        static const char msg[] = "stencilmap-profile: cannot write the profile (at a signal)\n";
+        ssize_t ignored = write(2, msg, sizeof(msg) - 1);
+        (void)ignored;
+        return;
+    }
+    fprintf(stderr, "stencilmap-profile: rank %d: %s/%s: %s%s\n", P.rank, P.dir, what, strerror(err),
+            err == EPERM ? " (must be a directory of this user, not writable by others)" : "");
+}
+
+/* sig: the signal that stops the process, 0 at MPI_Finalize or exit */
+static void profile_write(int sig)
+{
+    int dfd = open_dir(P.dir);
     if (dfd < 0) {
-        fprintf(stderr, "stencilmap-profile: rank %d: %s: %s (must be a directory of this user, "
-                        "not writable by others)\n", P.rank, dir, strerror(errno));
+        say_fail(sig, ".", errno);
         return;
     }
-    char name[64];
-    snprintf(name, sizeof(name), "rank.%d", P.rank);
-    int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    char name[32] = "rank.";
+    struct out o = {.fd = -1};
+    {
+        char t[24];
+        int k = sizeof(t) - 1;
+        unsigned u = (unsigned)P.rank;
+        t[k] = '\0';
+        do {
+            t[--k] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        memcpy(name + 5, t + k, sizeof(t) - (size_t)k);
+    }
+    o.fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int open_err = errno;
     close(dfd);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "stencilmap-profile: rank %d: %s/%s: %s\n", P.rank, dir, name, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    if (o.fd < 0) {
+        say_fail(sig, name, open_err);
         return;
     }
-    fprintf(f, "stencilmap-profile 1\nrank %d %d\n", P.rank, P.size);
+    out_str(&o, "stencilmap-profile 1\nrank ");
+    out_num(&o, P.rank);
+    out_str(&o, " ");
+    out_num(&o, P.size);
+    out_str(&o, "\n");
+    if (sig) {
+        out_str(&o, "partial ");
+        out_num(&o, sig);
+        out_str(&o, "\n");
+    }
     for (int i = 0; i < P.nrec; i++) {
         const struct cart_record *r = &P.rec[i];
-        fprintf(f, "%s %d %d", r->kind == 'c' ? "cart" : "dims_create", r->size, r->ndims);
-        for (int d = 0; d < r->ndims; d++)
-            fprintf(f, " %d", r->dims[d]);
+        out_str(&o, r->kind == 'c' ? "cart " : "dims_create ");
+        out_num(&o, r->size);
+        out_str(&o, " ");
+        out_num(&o, r->ndims);
+        for (int d = 0; d < r->ndims; d++) {
+            out_str(&o, " ");
+            out_num(&o, r->dims[d]);
+        }
         if (r->kind == 'c') {
             for (int d = 0; d < r->ndims; d++)
-                fprintf(f, " %d", r->periods[d] != 0);
-            fprintf(f, " %d %d", r->reorder != 0, r->cart_rank);
+                out_str(&o, r->periods[d] ? " 1" : " 0");
+            out_str(&o, r->reorder ? " 1 " : " 0 ");
+            out_num(&o, r->cart_rank);
         }
-        fputc('\n', f);
+        out_str(&o, "\n");
     }
-    if (P.untranslated)
-        fprintf(f, "unresolved %lld\n", P.untranslated);
+    if (P.untranslated) {
+        out_str(&o, "unresolved ");
+        out_num(&o, P.untranslated);
+        out_str(&o, "\n");
+    }
     for (int d = 0; d < P.size; d++)
-        if (P.msgs[d])
-            fprintf(f, "d %d %lld %lld\n", d, P.msgs[d], P.bytes[d]);
-    if (fclose(f))
-        fprintf(stderr, "stencilmap-profile: rank %d: %s/%s: %s\n", P.rank, dir, name, strerror(errno));
+        if (P.msgs[d]) {
+            out_str(&o, "d ");
+            out_num(&o, d);
+            out_str(&o, " ");
+            out_num(&o, P.msgs[d]);
+            out_str(&o, " ");
+            out_num(&o, P.bytes[d]);
+            out_str(&o, "\n");
+        }
+    out_flush(&o);
+    if (close(o.fd) && !o.err)
+        o.err = errno;
+    if (o.err)
+        say_fail(sig, name, o.err);
+}
+
+/* Written once: at MPI_Finalize, else at exit() without it, else when a
+ * signal stops the process (see profile_start). */
+static volatile sig_atomic_t written;
+
+static void write_once(int sig)
+{
+    if (P.on && !written) {
+        written = 1;
+        profile_write(sig);
+    }
+}
+
+static void on_term(int sig)
+{
+    write_once(sig);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void on_exit_write(void)
+{
+    write_once(0);
 }
 
 static void record(int kind, int size, int ndims, const int *dims, const int *periods, int reorder,
@@ -400,10 +548,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int MPI_Finalize(void)
 {
-    if (P.on) {
-        profile_write();
-        P.on = 0;
-    }
+    write_once(0);
+    P.on = 0;
     return PMPI_Finalize();
 }
 

@@ -183,6 +183,16 @@ check(p.returncode == 0 and "by 6 offsets" in p.stdout and json.load(open(out))[
 p = subprocess.run([sm, "plan", out, "--nodes", "n[1-8]", "--slots", "16"], capture_output=True, text=True)
 check(p.returncode == 0, "plan takes the learned spec", p.stderr)
 
+# 9b. a profile that SIGTERM made the ranks write early is still learned, with a note
+d = write_profile("partial", [4, 4], [False, False], five, [100] * 4)
+for r in range(16):
+    path = os.path.join(d, "rank.%d" % r)
+    lines = open(path).read().split("\n")
+    open(path, "w").write("\n".join(lines[:2] + ["partial 15"] + lines[2:]))
+rc, spec, err = learn(d)
+ok, why = same_spec(spec, [4, 4], [False, False], five, [1] * 4)
+check(rc == 0 and ok and "16 of 16 ranks were stopped by a signal" in err, "a partial profile is learned, with a note", why or err)
+
 # 10. bad profiles
 d = write_profile("missing", [2, 2], [False, False], five, [1] * 4)
 os.remove(os.path.join(d, "rank.3"))

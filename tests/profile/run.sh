@@ -74,7 +74,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export STENCILMAP_SPECS_DIR=$PREFIX/share/stencilmap/specs
 unset SLURM_HOSTFILE LD_PRELOAD $(env | sed -n 's/^\(STENCIL_MAP_[A-Z_]*\)=.*/\1/p')
 
-# profiled DIR N PROG ARGS...: one run with the library in the tasks only
+# profiled DIR N [SRUN ARGS] PROG ARGS...: one run with the library in the tasks only
 # (srun itself must not load it: it is no MPI program)
 profiled() {
     local dir=$1 n=$2
@@ -211,6 +211,27 @@ t_learned_places() {
     grep -q "^stencil-map: .* inter-node edges" <<<"$out" || { fail "not placed by the plugin"; return 1; }
 }
 
+# a step stopped by SIGTERM (a time limit, scancel) still leaves a profile
+t_killed() {
+    local d=$WORK/killed name=smc-profile-killed-$$ pid
+    rm -rf "$d"
+    mkdir -m 700 "$d"
+    profiled "$d/prof" 8 -J "$name" "$PROBE" --dims 4,2 --iters 1000000000 >"$d/out" 2>&1 &
+    pid=$!
+    sleep 10
+    scancel --signal=TERM --name="$name"
+    wait "$pid"
+    echo "srun exited $?"
+    cat "$d/out"
+    [ "$(find "$d/prof" -name 'rank.*' | wc -l)" = 8 ] || { fail "not 8 profile files"; ls -l "$d/prof"; return 1; }
+    # SIGTERM, or SIGPIPE where a peer died first
+    [ "$(grep -l '^partial [0-9]*$' "$d/prof"/rank.* | wc -l)" = 8 ] || { fail "not every file is marked partial"; return 1; }
+    "$SM" learn "$d/prof" --output "$d/learned.json" >"$d/report" 2>"$d/err" || { cat "$d/report" "$d/err"; fail "learn failed"; return 1; }
+    cat "$d/report" "$d/err"
+    grep -q "8 of 8 ranks were stopped by a signal" "$d/err" || { fail "learn does not say the profile is partial"; return 1; }
+    same_spec "$d/learned.json" [4,2] [false,false] "$OFF5" []
+}
+
 cluster_up 8
 # halo: MPI_Cart_create without reorder, MPI_Neighbor_alltoall on a graph
 run_test halo-2d-periodic-x-n16 t_learn halo2d 16 [4,4] [true,false] "$OFF5" [] MPI_Cart_create \
@@ -226,6 +247,7 @@ run_test probe-cart-neighbor-alltoallv-n16 t_learn cartnb 16 [4,4] [true,true] "
     -- "$PROBE" --cart --dims 4,4 --periods 1,1 --bytes 200,100
 run_test halo-placed-by-learned-spec t_learned_places
 run_test profile-dir-safety t_dir_safety
+run_test profile-of-a-killed-step t_killed
 run_test plugin-profile-launch t_plugin_profile
 cluster_down
 suite_summary

@@ -53,6 +53,9 @@ int cmd_score(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+/* learn DIR, and score SPEC --profile DIR (cmd_learn.c) */
+int cmd_learn(int argc, char **argv);
+int cmd_score_profile(int argc, char **argv);
 /* The overview, and one subcommand's --help (usage.c). */
 void cli_usage(FILE *out);
 void cli_usage_of(const char *cmd, FILE *out);

@@ -46,6 +46,10 @@ static void print_sorted_map(const smp_grid *grid, const smp_nodes *nodes, const
 
 int cmd_score(int argc, char **argv)
 {
+    /* scoring by a measured profile: its own options (cmd_learn.c) */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strncmp(argv[i], "--profile", 9) || !strncmp(argv[i], "--nodes", 7) || !strncmp(argv[i], "--slots", 7))
+            return cmd_score_profile(argc, argv);
     struct cli_opts o;
     int rc = cli_parse(argc, argv, "score", "h", &o);
     if (rc)

@@ -28,6 +28,8 @@ int main(int argc, char **argv)
         return cmd_compare(argc - 1, argv + 1);
     if (!strcmp(argv[1], "draw"))
         return cmd_draw(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "learn"))
+        return cmd_learn(argc - 1, argv + 1);
     if (!strcmp(argv[1], "audit"))
         return cmd_audit(argc - 1, argv + 1);
     fprintf(stderr, "stencil-map: unknown command '%s'\n", argv[1]);

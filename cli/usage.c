@@ -44,12 +44,20 @@ static void plan_usage(FILE *out)
 static void score_usage(FILE *out)
 {
     fputs("usage: stencil-map score SPEC --hostfile FILE [--ranks P] [--json] [--map]\n"
+          "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
+          "                        [--hostfile FILE] [--json]\n"
           "\n"
-          "Prints J_sum and J_max of an existing placement.\n"
+          "Prints J_sum and J_max of an existing placement.  With --profile: the bytes\n"
+          "of the measured traffic that blocked, the spec's plan and the hostfile's\n"
+          "placement would send across nodes, and the share of the bytes the spec's\n"
+          "stencil covers (a warning below 90 %).\n"
           "\n",
           out);
     fputs(spec_line, out);
     fputs("--hostfile FILE   the placement: line r = node of rank r ('-': standard input)\n"
+          "--profile DIR     a profile of libstencilmap-profile.so (see stencil-map learn)\n"
+          "--nodes HOSTLIST  with --profile: node names in Slurm's syntax\n"
+          "--slots COUNTS    with --profile: ranks per node, e.g. '16(x8)'\n"
           "--ranks P         the number of ranks, for specs with automatic dims\n"
           "                  (default: the hostfile's line count)\n"
           "--json            one JSON object\n"
@@ -169,6 +177,8 @@ void cli_usage(FILE *out)
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--json] [--map]\n"
           "       stencil-map score SPEC --hostfile FILE [--ranks P] [--json] [--map]\n"
+          "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
+          "       stencil-map learn DIR [--output SPEC]\n"
           "       stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                          [--json] [--map]\n"
           "       stencil-map draw SPEC (--nodes HOSTLIST --slots COUNTS | --hostfile FILE)\n"
@@ -190,12 +200,32 @@ void cli_usage(FILE *out)
     fputs(exit_line, out);
 }
 
+static void learn_usage(FILE *out)
+{
+    fputs("usage: stencil-map learn DIR [--output SPEC] [--max-dims D]\n"
+          "\n"
+          "Writes a spec from a profile of the application (DIR/rank.<r>, written at\n"
+          "MPI_Finalize by libstencilmap-profile.so when the tasks ran with it in\n"
+          "LD_PRELOAD and STENCIL_MAP_PROFILE_DIR=DIR): the grid of its MPI_Cart_create,\n"
+          "else the dims, row-major rank order and periods under which the traffic is\n"
+          "most translation-invariant; the offsets and their weights from the bytes.\n"
+          "Prints the share of the measured bytes the spec explains and warns below 90 %.\n"
+          "\n"
+          "--output SPEC     write the spec to this file ('-': standard output, the\n"
+          "                  default; the report then goes to standard error)\n"
+          "--max-dims D      the most dimensions an inferred grid has (default 3)\n"
+          "--help            this text\n"
+          "\n",
+          out);
+    fputs(exit_line, out);
+}
+
 static const struct {
     const char *cmd;
     void (*usage)(FILE *);
 } table[] = {
     {"plan", plan_usage},   {"score", score_usage}, {"compare", compare_usage},
-    {"draw", draw_usage},   {"audit", audit_usage},
+    {"draw", draw_usage},   {"audit", audit_usage}, {"learn", learn_usage},
 };
 
 void cli_usage_of(const char *cmd, FILE *out)

@@ -37,6 +37,7 @@
 #include "coords.h"
 #include "formats.h"
 #include "policy.h"
+#include "profile_launch.h"
 #include "record.h"
 #include "srun_rules.h"
 #include "step.h"
@@ -62,7 +63,8 @@ static int option_cb(int val, const char *optarg, int remote);
 static struct spank_option stencil_option = {
     OPT_NAME, "SPEC",
     "place ranks for a stencil code: SPEC is a JSON spec file, a spec name, "
-    "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), or 'none' to opt out",
+    "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), 'none' to opt out, or profile:DIR to "
+    "launch blocked and profile the traffic into DIR (then: stencil-map learn DIR)",
     1, 0, option_cb,
 };
 
@@ -185,6 +187,8 @@ static int apply_local(const char *spec, sm_spec_source src)
         sm_env_clear();
         return 0;
     }
+    if (sm_profile_requested(spec))
+        return sm_profile_srun(spec, srun_args.quiet);
     if (src == SM_SRC_DEFAULT && !getenv("SLURM_JOB_NODELIST")) {
         if (!srun_args.quiet)
             say("site default '%s' not applied: srun is not inside an allocation", spec);
@@ -219,6 +223,8 @@ static int apply_allocator(const char *spec)
 {
     if (!strcmp(spec, "none"))
         return setenv("STENCIL_MAP_SPEC", "none", 1) ? -1 : 0;
+    if (sm_profile_requested(spec))
+        return sm_profile_allocator(spec);
     smp_spec parsed;
     smp_error err;
     smp_error_clear(&err);
@@ -367,6 +373,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     (void)av;
     if (spank_context() != S_CTX_REMOTE)
         return 0;
+    if (sm_profile_task(sp))
+        return -1;
     char dims_s[SM_DIMS_MAX_LEN + 2];
     spank_err_t e = spank_getenv(sp, "STENCIL_MAP_DIMS", dims_s, sizeof(dims_s));
     if (e == ESPANK_ENV_NOEXIST)

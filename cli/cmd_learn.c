@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* stencil-map learn DIR: a spec from a profile of the application's own
+ * traffic; and stencil-map score SPEC --profile DIR: the measured bytes
+ * each placement would send across nodes. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "learn.h"
+
+/* below this share of the bytes a spec is said to explain the profile badly */
+#define LEARN_WARN_SHARE 0.9
+
+static int usage_error(const char *cmd, const char *msg, const char *arg)
+{
+    fprintf(stderr, "stencil-map %s: %s%s%s\n", cmd, msg, arg ? " " : "", arg ? arg : "");
+    cli_usage_of(cmd, stderr);
+    return SMP_ERR_INPUT;
+}
+
+static const char *human(double b, char *buf, size_t len)
+{
+    static const char *unit[] = {"B", "kB", "MB", "GB", "TB"};
+    int u = 0;
+    while (b >= 1000 && u < 4) {
+        b /= 1000;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+    return buf;
+}
+
+static void dims_text(const smp_grid *g, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < g->ndims && at < len; d++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64, d ? "x" : "", g->dims[d]);
+}
+
+static void periods_text(const smp_grid *g, char *buf, size_t len)
+{
+    int n = 0;
+    for (int d = 0; d < g->ndims; d++)
+        n += g->periods[d];
+    if (!n) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    if (n == g->ndims) {
+        snprintf(buf, len, "%s", ", periodic");
+        return;
+    }
+    size_t at = (size_t)snprintf(buf, len, ", periodic in dimension%s", n > 1 ? "s" : "");
+    for (int d = 0, k = 0; d < g->ndims && at < len; d++)
+        if (g->periods[d])
+            at += (size_t)snprintf(buf + at, len - at, "%s%d", k++ ? "," : " ", d);
+}
+
+static void offset_text(const int32_t *off, int nd, char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "[");
+    for (int d = 0; d < nd && at < len; d++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%d", d ? ", " : "", off[d]);
+    if (at < len)
+        snprintf(buf + at, len - at, "]");
+}
+
+/* JSON text of a string: the directory name may hold anything */
+static void put_json_string(FILE *out, const char *text)
+{
+    json_t *j = json_string(text);
+    char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+    fputs(t ? t : "\"\"", out);
+    free(t);
+    json_decref(j);
+}
+
+/* The spec, one offset a line so that it reads like a hand-written one. */
+static int write_spec(FILE *out, const learn_result *r, const char *dir, double share)
+{
+    int nd = r->grid.ndims;
+    double *w = malloc(sizeof(double) * (size_t)(r->nincluded ? r->nincluded : 1));
+    if (!w)
+        return -1;
+    learn_weights(r, w);
+    bool weighted = false;
+    for (int i = 0; i < r->nincluded; i++)
+        weighted = weighted || w[i] != 1.0;
+    char desc[1024], dt[256];
+    dims_text(&r->grid, dt, sizeof(dt));
+    snprintf(desc, sizeof(desc), "learned by stencil-map learn from %s: %.1f %% of bytes by %d offsets on %s (%s)",
+             dir, 100 * share, r->nincluded, dt, r->source);
+    fputs("{\n  \"description\": ", out);
+    put_json_string(out, desc);
+    fputs(",\n  \"grid\": { \"dims\": [", out);
+    for (int d = 0; d < nd; d++)
+        fprintf(out, "%s%" PRId64, d ? ", " : "", r->grid.dims[d]);
+    fputs("], \"periods\": [", out);
+    for (int d = 0; d < nd; d++)
+        fprintf(out, "%s%s", d ? ", " : "", r->grid.periods[d] ? "true" : "false");
+    fputs("] },\n  \"stencil\": {\n    \"offsets\": [", out);
+    for (int i = 0; i < r->nincluded; i++) {
+        fprintf(out, "%s\n      [", i ? "," : "");
+        for (int d = 0; d < nd; d++)
+            fprintf(out, "%s%d", d ? ", " : "", r->offsets[i].off[d]);
+        fputc(']', out);
+    }
+    fputs("\n    ]", out);
+    if (weighted) {
+        fputs(",\n    \"weights\": [", out);
+        for (int i = 0; i < r->nincluded; i++)
+            fprintf(out, "%s%.4g", i ? ", " : "", w[i]);
+        fputc(']', out);
+    }
+    fputs("\n  },\n  \"algorithm\": \"auto\"\n}\n", out);
+    free(w);
+    return ferror(out) ? -1 : 0;
+}
+
+int cmd_learn(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"max-dims", required_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *output = NULL;
+    int max_dims = 3, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'd': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 1 || v > SMP_MAX_DIMS)
+                return usage_error("learn", "--max-dims: must be 1 to 8, not", optarg);
+            max_dims = (int)v;
+            break;
+        }
+        case 'h': cli_usage_of("learn", stdout); return 0;
+        case ':': return usage_error("learn", "missing value for", argv[optind - 1]);
+        default: return usage_error("learn", "unknown option", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error("learn", optind >= argc ? "missing DIR" : "exactly one DIR expected, extra:",
+                           optind >= argc ? NULL : argv[optind + 1]);
+    const char *dir = argv[optind];
+    smp_error err;
+    smp_error_clear(&err);
+    learn_profile p;
+    if (learn_profile_read(dir, &p, &err))
+        return cli_fail(&err);
+    learn_result r;
+    int rc = 0;
+    if (learn_infer(&p, max_dims, &r, &err)) {
+        learn_profile_free(&p);
+        return cli_fail(&err);
+    }
+    double share = p.total_bytes > 0 ? r.explained / p.total_bytes : 1.0;
+    FILE *info = output && strcmp(output, "-") ? stdout : stderr;
+    char hb[32], dt[256], pt[128], ot[128];
+    dims_text(&r.grid, dt, sizeof(dt));
+    periods_text(&r.grid, pt, sizeof(pt));
+    fprintf(info, "%" PRId64 " ranks sent %s to each other; grid %s, %s (%" PRId64 " grid%s compared)\n",
+            p.ranks, human(p.total_bytes, hb, sizeof(hb)), dt, r.source, r.candidates,
+            r.candidates == 1 ? "" : "s");
+    fprintf(info, "%.1f %% of bytes by %d offsets on %s%s\n", 100 * share, r.nincluded, dt, pt);
+    double *w = malloc(sizeof(double) * (size_t)(r.nincluded ? r.nincluded : 1));
+    if (w)
+        learn_weights(&r, w);
+    for (int i = 0; i < r.nincluded; i++) {
+        offset_text(r.offsets[i].off, r.grid.ndims, ot, sizeof(ot));
+        fprintf(info, "  offset %-14s weight %-8g %10s  %5.1f %%  on %" PRId64 " of %" PRId64 " ranks\n", ot,
+                w ? w[i] : 1.0, human(r.offsets[i].bytes, hb, sizeof(hb)),
+                p.total_bytes > 0 ? 100 * r.offsets[i].bytes / p.total_bytes : 0.0, r.offsets[i].edges,
+                r.offsets[i].positions);
+    }
+    free(w);
+    if (share < LEARN_WARN_SHARE) {
+        fprintf(stderr, "stencil-map learn: warning: the spec explains only %.1f %% of the bytes; not explained:",
+                100 * share);
+        for (int i = r.nincluded, k = 0; i < r.noffsets && k < 3; i++, k++) {
+            offset_text(r.offsets[i].off, r.grid.ndims, ot, sizeof(ot));
+            fprintf(stderr, "%s %s to offset %s (%" PRId64 " pairs)", k ? "," : "",
+                    human(r.offsets[i].bytes, hb, sizeof(hb)), ot, r.offsets[i].edges);
+        }
+        if (r.noffsets - r.nincluded > 3)
+            fprintf(stderr, " and %d more offsets", r.noffsets - r.nincluded - 3);
+        fputc('\n', stderr);
+    }
+    if (p.partial)
+        fprintf(stderr, "stencil-map learn: note: %" PRId64 " of %" PRId64 " ranks were stopped by a signal "
+                        "before MPI_Finalize: their traffic up to then\n", p.partial, p.ranks);
+    if (p.unresolved)
+        fprintf(stderr, "stencil-map learn: note: %" PRId64 " sends could not be attributed to a rank\n",
+                p.unresolved);
+    FILE *out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
+    if (!out) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "--output %s: cannot open: %m", output);
+        rc = cli_fail(&err);
+    } else {
+        if (write_spec(out, &r, dir, share))
+            rc = 4;
+        if (out != stdout && fclose(out))
+            rc = 4;
+        if (rc) {
+            smp_error_set(&err, SMP_ERR_SYSTEM, "--output %s: cannot write the spec", output ? output : "-");
+            cli_fail(&err);
+        }
+    }
+    learn_result_free(&r);
+    learn_profile_free(&p);
+    return rc;
+}
+
+/* ---- score --profile ------------------------------------------------------ */
+
+/* the share of the measured bytes on the spec's own offsets */
+static double covered(const learn_profile *p, const smp_spec *spec, smp_error *err, bool *ok)
+{
+    learn_result r;
+    *ok = false;
+    if (learn_evaluate(p, &spec->grid, &r, err))
+        return 0;
+    double cov = 0;
+    int nd = spec->grid.ndims;
+    for (int i = 0; i < r.noffsets; i++)
+        for (int k = 0; k < spec->stencil.count; k++) {
+            bool same = true;
+            for (int d = 0; same && d < nd; d++) {
+                int64_t a = r.offsets[i].off[d], b = spec->stencil.offsets[k * nd + d], n = spec->grid.dims[d];
+                same = spec->grid.periods[d] ? ((a - b) % n + n) % n == 0 : a == b;
+            }
+            if (same) {
+                cov += r.offsets[i].bytes;
+                break;
+            }
+        }
+    learn_result_free(&r);
+    *ok = true;
+    return p->total_bytes > 0 ? cov / p->total_bytes : 1.0;
+}
+
+typedef struct {
+    const char *name;
+    double across, max_node;
+    int max_at;
+} crossing;
+
+static bool cross(const learn_profile *p, const int32_t *node_of_rank, int nnodes, crossing *c)
+{
+    double *per = calloc((size_t)nnodes, sizeof(double));
+    if (!per)
+        return false;
+    c->across = 0;
+    for (size_t i = 0; i < p->nedges; i++) {
+        int a = node_of_rank[p->edges[i].src], b = node_of_rank[p->edges[i].dst];
+        if (a != b) {
+            c->across += (double)p->edges[i].bytes;
+            per[a] += (double)p->edges[i].bytes;
+        }
+    }
+    c->max_node = 0;
+    c->max_at = 0;
+    for (int n = 0; n < nnodes; n++)
+        if (per[n] > c->max_node) {
+            c->max_node = per[n];
+            c->max_at = n;
+        }
+    free(per);
+    return true;
+}
+
+int cmd_score_profile(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"profile", required_argument, NULL, 'p'}, {"nodes", required_argument, NULL, 'N'},
+        {"slots", required_argument, NULL, 'S'},   {"hostfile", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_opts o;
+    memset(&o, 0, sizeof(o));
+    const char *dir = NULL;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p': dir = optarg; break;
+        case 'N': o.nodes = optarg; break;
+        case 'S': o.slots = optarg; break;
+        case 'f': o.hostfile = optarg; break;
+        case 'j': o.json = true; break;
+        case 'h': cli_usage_of("score", stdout); return 0;
+        case ':': return usage_error("score", "missing value for", argv[optind - 1]);
+        default: return usage_error("score", "with --profile, unknown option", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error("score", optind >= argc ? "missing SPEC" : "exactly one SPEC expected, extra:",
+                           optind >= argc ? NULL : argv[optind + 1]);
+    o.spec = argv[optind];
+    if (!dir)
+        return usage_error("score", "--profile is required with --nodes and --slots", NULL);
+    if (!o.nodes || !o.slots)
+        return usage_error("score", !o.nodes ? "--nodes is required with --profile"
+                                             : "--slots is required with --profile", NULL);
+    smp_error err;
+    smp_error_clear(&err);
+    learn_profile p;
+    if (learn_profile_read(dir, &p, &err))
+        return cli_fail(&err);
+    int rc = 0;
+    smp_spec spec;
+    smp_nodes nodes = {0};
+    smp_placement blocked = {0}, planned = {0};
+    smp_nodes hnodes = {0};
+    int32_t *hmap = NULL;
+    int64_t hranks = 0;
+    o.ranks = p.ranks;
+    if ((rc = cli_load_spec(&o, p.ranks, &spec))) {
+        learn_profile_free(&p);
+        return rc;
+    }
+    bool ok;
+    double cov = covered(&p, &spec, &err, &ok);
+    if (!ok || smp_nodes_parse(&nodes, o.nodes, o.slots, &err) ||
+        smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, SMP_ALG_BLOCKED, &blocked, &err) ||
+        smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, spec.algorithm, &planned, &err)) {
+        rc = cli_fail(&err);
+        goto out;
+    }
+    if (o.hostfile) {
+        FILE *f = strcmp(o.hostfile, "-") ? fopen(o.hostfile, "r") : stdin;
+        smp_status s = f ? smp_hostfile_read(f, &hnodes, &hmap, &hranks, &err)
+                         : smp_error_set(&err, SMP_ERR_INPUT, "--hostfile %s: cannot open: %m", o.hostfile);
+        if (f && f != stdin)
+            fclose(f);
+        if (!s && hranks != p.ranks)
+            s = smp_error_set(&err, SMP_ERR_INPUT, "--hostfile: has %" PRId64 " ranks but the profile %" PRId64,
+                              hranks, p.ranks);
+        if (s) {
+            rc = cli_fail(&err);
+            goto out;
+        }
+    }
+    crossing rows[3] = {{.name = "blocked"}, {.name = "plan"}, {.name = "hostfile"}};
+    const char *algs[3] = {"blocked", smp_algorithm_name(planned.algorithm), "-"};
+    const smp_nodes *row_nodes[3] = {&nodes, &nodes, &hnodes};
+    int nrows = o.hostfile ? 3 : 2;
+    if (!cross(&p, blocked.node_of_rank, nodes.count, &rows[0]) ||
+        !cross(&p, planned.node_of_rank, nodes.count, &rows[1]) ||
+        (o.hostfile && !cross(&p, hmap, hnodes.count, &rows[2]))) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "out of memory");
+        rc = cli_fail(&err);
+        goto out;
+    }
+    if (o.json) {
+        json_t *j = json_pack("{s:I,s:f,s:f}", "ranks", (json_int_t)p.ranks, "bytes", p.total_bytes,
+                              "covered_share", cov);
+        cli_json_spec(j, &spec);
+        json_t *arr = json_array();
+        for (int i = 0; i < nrows; i++)
+            json_array_append_new(arr, json_pack("{s:s,s:s,s:f,s:f,s:s}", "placement", rows[i].name,
+                                                 "algorithm", algs[i], "bytes_across",
+                                                 rows[i].across, "max_node_bytes", rows[i].max_node,
+                                                 "max_node", row_nodes[i]->names[rows[i].max_at]));
+        json_object_set_new(j, "placements", arr);
+        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(j);
+    } else {
+        char hb[32], hm[32];
+        printf("%" PRId64 " ranks sent %s to each other; the spec's stencil covers %.1f %% of it\n", p.ranks,
+               human(p.total_bytes, hb, sizeof(hb)), 100 * cov);
+        for (int i = 0; i < nrows; i++) {
+            char label[64];
+            snprintf(label, sizeof(label), i == 1 ? "%s (%s)" : "%s", rows[i].name, algs[i]);
+            printf("%-18s %10s across nodes, at most %s from one node (%s)\n", label,
+                   human(rows[i].across, hb, sizeof(hb)), human(rows[i].max_node, hm, sizeof(hm)),
+                   row_nodes[i]->names[rows[i].max_at]);
+        }
+    }
+    if (cov < LEARN_WARN_SHARE)
+        fprintf(stderr, "stencil-map score: warning: the spec's stencil covers only %.1f %% of the measured "
+                        "bytes: check the dims, their order, the periods and the offsets (stencil-map learn "
+                        "writes a spec from the profile)\n", 100 * cov);
+out:
+    smp_placement_free(&blocked);
+    smp_placement_free(&planned);
+    smp_nodes_free(&nodes);
+    smp_nodes_free(&hnodes);
+    free(hmap);
+    smp_spec_free(&spec);
+    learn_profile_free(&p);
+    return rc;
+}

@@ -52,10 +52,23 @@ run_suite() {
 timings=()
 
 run_suite unit make -C "$build" check
+# The release path: make distcheck (a tarball that builds, checks and
+# installs into a scratch prefix); the Debian packages built, linted,
+# installed and used to place a step on a minicluster, then purged, in a
+# mount namespace whose /usr/local is empty, as on a site's machine with
+# the packages only (this tree's own install into /usr/local would shadow
+# the packaged libraries: ld.so searches /usr/local/lib first); and the
+# RPM spec built to binary RPMs.
+run_suite distcheck make -C "$build" distcheck
+run_suite package unshare --mount --propagation private -- sh -c \
+    'mount -t tmpfs tmpfs /usr/local && exec "$@"' sh \
+    env PKG_WORK="$build/package" PKG_SMOKE=1 PKG_PURGE=1 \
+    MINICLUSTER_DIR=/var/lib/smc-package-mc MINICLUSTER_PORT_BASE=19500 "$top/tests/package/run.sh"
+run_suite rpm env RPM_WORK="$build/rpm" "$top/tests/package/rpm.sh"
 # the suites that start their own minicluster (netns: nodes behind shaped
 # links; demo: the README's main-job command), then the sanitized rerun and
 # a short bounded fuzzing of the parsers and the planning path
-for suite in integration injob audit reliability netns demo sanitize; do
+for suite in integration injob audit profile reliability netns demo sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
     run_suite "$suite" "$top/tests/$suite/run.sh"
 done

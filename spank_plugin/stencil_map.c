@@ -62,9 +62,10 @@ static int option_cb(int val, const char *optarg, int remote);
 
 static struct spank_option stencil_option = {
     OPT_NAME, "SPEC",
-    "place ranks for a stencil code: SPEC is a JSON spec file, a spec name, "
+    "[stencil_map] place ranks for a stencil code: SPEC is a JSON spec file, a spec name, "
     "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), 'none' to opt out, or profile:DIR to "
-    "launch blocked and profile the traffic into DIR (then: stencil-map learn DIR)",
+    "launch blocked and profile the traffic into DIR (then: stencil-map learn DIR); "
+    "see stencil_map(8)",
     1, 0, option_cb,
 };
 

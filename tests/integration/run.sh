@@ -254,6 +254,9 @@ t_srun_help_options() {
         [[ $out == "ntasks=7 "*" spec=s bad=" ]] || { echo "--$opt ($kind): $out"; bad=$((bad + 1)); }
     done <help.txt
     [ "$n" -ge 80 ] || { fail "only $n options found in srun --help"; head -20 help.txt; return 1; }
+    # the plugin's own line says whose option it is and where to read more
+    grep -q -- '--stencil-map=SPEC.*\[stencil_map\]' help.txt && grep -q 'stencil_map(8)' help.txt ||
+        { fail "srun --help does not name [stencil_map] and stencil_map(8)"; grep -A3 -- --stencil-map help.txt; return 1; }
     [ "$bad" -eq 0 ] || { fail "$bad of $n options misread"; return 1; }
     echo "where the help's '=' and srun's table differ:${differ:- nowhere}"
     echo "all $n options of srun $SLURM_RELEASE --help known, and before -n 7 read as srun reads them"

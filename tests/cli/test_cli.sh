@@ -319,5 +319,30 @@ err_has bad-spec-sockets "sockets: must be 1 to"
 run 2 score-sockets score auto:2d:5pt --hostfile "$work/hs-auto" --sockets 2
 err_has score-sockets "--sockets"
 
+# ---- messages that tell what would have been right ---------------------------
+run 2 unknown-stencil-list plan auto:2d:nosuchstencil --nodes 'n[1-3]' --slots 4
+err_has unknown-stencil-list "valid names for 2-D: 5pt, 9pt"
+err_has unknown-stencil-list "nearest, component, hops"
+run 2 unknown-stencil-3d plan auto:3d:nosuchstencil --nodes 'n[1-3]' --slots 4
+err_has unknown-stencil-3d "27pt, 7pt, d3q19"
+check "unknown stencil: no 2-D names offered for a 3-D grid" \
+    sh -c '! grep -q "5pt" "$1"' - "$work/unknown-stencil-3d.err"
+run 2 unknown-spec-list plan nosuchspec --nodes 'n[1-3]' --slots 4
+err_has unknown-spec-list "valid names: "
+err_has unknown-spec-list "jacobi2d"
+run 2 5pt-on-3d plan auto:3d:5pt --nodes 'n[1-3]' --slots 4
+err_has 5pt-on-3d "stencil: '5pt' is 2-D but the grid has 3 dimensions; use 7pt"
+printf '{"grid": {"dims": [4, 4, 3]}, "stencil": "9pt"}\n' >"$work/9pt3d.json"
+run 2 9pt-on-3d plan "$work/9pt3d.json" --nodes 'n[1-3]' --slots 16
+err_has 9pt-on-3d "'9pt' is 2-D but the grid has 3 dimensions; use 27pt"
+run 2 27pt-on-2d plan auto:2d:27pt --nodes 'n[1-3]' --slots 4
+err_has 27pt-on-2d "use 9pt"
+run 2 7pt-on-4d plan auto:4d:7pt --nodes 'n[1-3]' --slots 4
+err_has 7pt-on-4d "stencils for 4-D: nearest, component, hops"
+run 2 node-twice plan auto:2d:5pt --nodes 'n[1-3],n2' --slots 4
+err_has node-twice "--nodes: node 'n2' is named twice"
+run 2 node-twice-compare compare auto:2d:5pt --nodes 'a,b,a' --slots 4
+err_has node-twice-compare "node 'a' is named twice"
+
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -319,6 +319,48 @@ err_has bad-spec-sockets "sockets: must be 1 to"
 run 2 score-sockets score auto:2d:5pt --hostfile "$work/hs-auto" --sockets 2
 err_has score-sockets "--sockets"
 
+# ---- weighted stencils: the objective's figures everywhere ---------------------
+# x-edges weigh 2: bisect cuts the fewest edges (34) but auto's 36 weigh
+# less (40 against 44), and the table must show that, not the edge counts.
+printf '{"grid": {"dims": [8, 6]}, "stencil": {"offsets": [[1,0],[-1,0],[0,1],[0,-1]], "weights": [2,2,1,1]}}\n' \
+    >"$work/weighted.json"
+run 0 weighted-compare compare "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6' --json
+check "compare --json: the objective is weighted_j_sum" \
+    test "$(jget "$work/weighted-compare.out" objective)" = weighted_j_sum
+check "compare --json: auto's weighted J_sum is the least, its ratio weighted" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = {r["algorithm"]: r for r in j["algorithms"] if "j_sum" in r}
+auto, blk = rows["auto"], rows["blocked"]
+ok = all(auto["weighted"]["j_sum"] <= r["weighted"]["j_sum"] for r in rows.values())
+ok = ok and abs(auto["j_sum_ratio"] - auto["weighted"]["j_sum"] / blk["weighted"]["j_sum"]) < 1e-9
+ok = ok and rows["bisect"]["j_sum"] < auto["j_sum"]     # the case the issue is about
+ok = ok and "weighted" in auto["constructed"]
+sys.exit(0 if ok else 1)
+' "$work/weighted-compare.out"
+run 0 weighted-compare-text compare "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6'
+check "compare: the table names the weighted objective" \
+    grep -q '^objective: weighted J_sum' "$work/weighted-compare-text.out"
+check "compare: weighted columns first, auto at 40 weighted, 36 edges" \
+    grep -Eq '^auto +40 +16 .* 36 +16 ' "$work/weighted-compare-text.out"
+check "compare: bisect at 44 weighted" grep -Eq '^bisect +44 ' "$work/weighted-compare-text.out"
+run 0 unweighted-compare-text compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32
+check "compare: an unweighted table names J_sum as the objective" \
+    grep -q '^objective: J_sum, then J_max' "$work/unweighted-compare-text.out"
+run 0 weighted-plan plan "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6' --json \
+    --hostfile "$work/h-weighted"
+check "plan --json: the objective is weighted_j_sum, weighted figures 40" \
+    test "$(jget "$work/weighted-plan.out" objective) $(jget "$work/weighted-plan.out" weighted.j_sum)" = \
+         "weighted_j_sum 40.0"
+run 0 weighted-plan-text plan "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6'
+check "plan: the summary leads with the weighted figures" \
+    grep -q 'weighted inter-node edges 40 (blocked 76)' "$work/weighted-plan-text.out"
+run 0 weighted-score score "$work/weighted.json" --hostfile "$work/h-weighted"
+check "score: weighted figures first" grep -q 'weighted inter-node edges 40,' "$work/weighted-score.out"
+run 0 weighted-score-json score "$work/weighted.json" --hostfile "$work/h-weighted" --json
+check "score --json: objective weighted_j_sum" \
+    test "$(jget "$work/weighted-score-json.out" objective)" = weighted_j_sum
+
 # ---- messages that tell what would have been right ---------------------------
 run 2 unknown-stencil-list plan auto:2d:nosuchstencil --nodes 'n[1-3]' --slots 4
 err_has unknown-stencil-list "valid names for 2-D: 5pt, 9pt"

@@ -17,13 +17,20 @@ struct cli_opts {
     smp_algorithm algorithm;
     bool json;
     bool map;
+    int64_t job_ranks; /* SLURM_NTASKS when --nodes/--slots came from the job */
 };
+
+/* Inside an allocation, with neither --nodes nor --slots given, takes them
+ * from SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE (and job_ranks from
+ * SLURM_NTASKS) and says so on stderr; does nothing elsewhere. */
+void cli_job_defaults(struct cli_opts *o);
 
 /* Parses argv after the subcommand name; prints usage and returns 2 on
  * error, also for an option the subcommand does not use.  needs lists the
  * options the subcommand requires: 'n' nodes and slots, 'h' hostfile. */
 int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o);
-/* Loads the spec; automatic dims take --ranks, else auto_ranks. */
+/* Loads the spec; automatic dims take --ranks, else the job's task count,
+ * else auto_ranks. */
 int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec);
 /* Adds the grid and stencil of spec to a JSON object. */
 #include <jansson.h>

@@ -57,6 +57,27 @@ static bool option_used(const char *cmd, const char *opt)
     return true;
 }
 
+void cli_job_defaults(struct cli_opts *o)
+{
+    if (o->nodes || o->slots)
+        return;
+    const char *hl = getenv("SLURM_JOB_NODELIST"), *cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
+    if (!hl || !*hl || !cpus || !*cpus)
+        return;
+    o->nodes = hl;
+    o->slots = cpus;
+    fprintf(stderr, "stencil-map: inside an allocation: --nodes '%s' --slots '%s' from "
+                    "SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE\n",
+            hl, cpus);
+    const char *nt = getenv("SLURM_NTASKS");
+    if (!nt || !*nt)
+        nt = getenv("SLURM_NPROCS");
+    if (nt && *nt && !cli_parse_ranks(nt, &o->job_ranks)) {
+        fprintf(stderr, "stencil-map: ignoring SLURM_NTASKS '%s': not a positive rank count\n", nt);
+        o->job_ranks = 0;
+    }
+}
+
 int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o)
 {
     static const struct option longopts[] = {
@@ -103,6 +124,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         return usage_error(cmd, optind >= argc ? "missing SPEC" : "exactly one SPEC expected, extra:",
                            optind >= argc ? NULL : argv[optind + 1]);
     o->spec = argv[optind];
+    if (strchr(needs, 'n'))
+        cli_job_defaults(o);
     if (strchr(needs, 'n') && (!o->nodes || !o->slots))
         return usage_error(cmd, !o->nodes ? "--nodes is required" : "--slots is required", NULL);
     if (strchr(needs, 'h') && !o->hostfile)
@@ -114,8 +137,18 @@ int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec)
 {
     smp_error err;
     smp_error_clear(&err);
-    if (smp_spec_load(spec, o->spec, smp_specs_dir(), &err) ||
-        smp_spec_resolve(spec, o->ranks ? o->ranks : (spec->dims_auto ? auto_ranks : 0), &err)) {
+    if (smp_spec_load(spec, o->spec, smp_specs_dir(), &err)) {
+        smp_spec_free(spec);
+        return cli_fail(&err);
+    }
+    int64_t ranks = o->ranks;
+    if (!ranks && spec->dims_auto && o->job_ranks) {
+        /* as srun --stencil-map takes the job's task count for auto dims */
+        ranks = o->job_ranks;
+        fprintf(stderr, "stencil-map: inside an allocation: --ranks %lld from SLURM_NTASKS\n",
+                (long long)ranks);
+    }
+    if (smp_spec_resolve(spec, ranks ? ranks : (spec->dims_auto ? auto_ranks : 0), &err)) {
         smp_spec_free(spec);
         return cli_fail(&err);
     }

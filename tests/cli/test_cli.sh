@@ -7,6 +7,8 @@
 # tests/Makefile.am; python3 reads the JSON.
 
 SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
+# run outside any allocation: inside one, the job's nodes are the defaults
+unset SLURM_JOB_NODELIST SLURM_JOB_CPUS_PER_NODE SLURM_NTASKS SLURM_NPROCS
 : "${STENCILMAP_SPECS_DIR:?STENCILMAP_SPECS_DIR must name stencil-specs/}"
 if ! command -v python3 >/dev/null 2>&1; then
     echo "python3 not found: cannot read JSON"
@@ -360,6 +362,47 @@ check "score: weighted figures first" grep -q 'weighted inter-node edges 40,' "$
 run 0 weighted-score-json score "$work/weighted.json" --hostfile "$work/h-weighted" --json
 check "score --json: objective weighted_j_sum" \
     test "$(jget "$work/weighted-score-json.out" objective)" = weighted_j_sum
+
+# ---- inside an allocation: --nodes/--slots/--ranks from the job -----------------
+# injob NAME EXPECTED_RC ARGS...: run as inside 'salloc -w node[1-4] -n 40'
+injob() {
+    name=$1 want=$2; shift 2
+    SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASKS=40 \
+        run "$want" "$name" "$@"
+}
+injob job-plan 0 plan auto:2d:5pt --hostfile "$work/h-job" --json
+run 0 job-plan-explicit plan auto:2d:5pt --nodes 'node[1-4]' --slots '16(x2),10,6' --ranks 40 \
+    --hostfile "$work/h-explicit" --json
+check "in a job: plan's hostfile equals the explicit form's" cmp -s "$work/h-job" "$work/h-explicit"
+check "in a job: plan places SLURM_NTASKS ranks" test "$(jget "$work/job-plan.out" ranks)" = 40
+err_has job-plan "inside an allocation: --nodes 'node[1-4]' --slots '16(x2),10,6' from SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE"
+err_has job-plan "--ranks 40 from SLURM_NTASKS"
+check "explicit form: says nothing about the job" test ! -s "$work/job-plan-explicit.err"
+injob job-plan-ranks 0 plan auto:2d:5pt --ranks 48 --json
+check "in a job: --ranks beats SLURM_NTASKS" test "$(jget "$work/job-plan-ranks.out" ranks)" = 48
+check "in a job: an explicit --ranks is not reported as defaulted" \
+    sh -c '! grep -q "from SLURM_NTASKS" "$1"' - "$work/job-plan-ranks.err"
+injob job-plan-fixed 0 plan "$work/thesis.json" --json
+check "in a job: a fixed grid keeps its size, SLURM_NTASKS is for automatic dims" \
+    test "$(jget "$work/job-plan-fixed.out" ranks)" = 12
+injob job-plan-nodes 0 plan auto:2d:5pt --nodes 'n[1-3]' --slots 4 --json
+check "in a job: explicit --nodes/--slots win, no default taken" \
+    test "$(jget "$work/job-plan-nodes.out" ranks)" = 12
+injob job-plan-half 2 plan auto:2d:5pt --nodes 'n[1-3]'
+err_has job-plan-half "--slots is required"
+injob job-compare 0 compare auto:2d:5pt --json
+check "in a job: compare on the job's nodes" \
+    test "$(jget "$work/job-compare.out" nodes) $(jget "$work/job-compare.out" ranks)" = "4 40"
+err_has job-compare "from SLURM_JOB_NODELIST"
+SLURM_JOB_NODELIST='n[1-2],n1' SLURM_JOB_CPUS_PER_NODE='4' run 2 job-bad plan auto:2d:5pt
+err_has job-bad "--nodes: node 'n1' is named twice"
+SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASKS=x \
+    run 0 job-bad-ntasks plan auto:2d:5pt --json
+err_has job-bad-ntasks "ignoring SLURM_NTASKS 'x'"
+check "in a job: an unreadable SLURM_NTASKS leaves every slot" \
+    test "$(jget "$work/job-bad-ntasks.out" ranks)" = 48
+SLURM_JOB_NODELIST='node[1-4]' run 2 job-no-cpus plan auto:2d:5pt
+err_has job-no-cpus "--nodes is required"
 
 # ---- messages that tell what would have been right ---------------------------
 run 2 unknown-stencil-list plan auto:2d:nosuchstencil --nodes 'n[1-3]' --slots 4

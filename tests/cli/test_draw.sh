@@ -5,6 +5,8 @@
 # Plain exit status for automake's harness; one line per check.
 
 SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
+# run outside any allocation: inside one, the job's nodes are the defaults
+unset SLURM_JOB_NODELIST SLURM_JOB_CPUS_PER_NODE SLURM_NTASKS SLURM_NPROCS
 : "${STENCILMAP_SPECS_DIR:?STENCILMAP_SPECS_DIR must name stencil-specs/}"
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: cannot parse the SVG"; exit 99; }
 if ! command -v rsvg-convert >/dev/null 2>&1; then
@@ -138,6 +140,18 @@ run 2 size-mismatch draw auto:3d:7pt --hostfile "$work/readme.hosts" --ranks 64 
 run 3 infeasible draw auto:2d:5pt --nodes 'n[1-2]' --slots 8 --ranks 20 --svg "$work/x.svg"
 run 4 unwritable draw auto:2d:5pt --nodes 'n[1-2]' --slots 8 --svg "$work/no/such/dir/x.svg"
 grep -q "cannot create" "$work/unwritable.err" && pass "unwritable: named" || fail "unwritable: message"
+
+# inside an allocation the job's nodes, slots and task count are the defaults
+SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASKS=48 \
+    run 0 in-job draw auto:2d:5pt --svg "$work/in-job.svg"
+cmp -s "$work/in-job.svg" "$work/readme.svg" && pass "in-job: the same picture as the explicit form" \
+    || fail "in-job: differs from --nodes 'node[1-4]' --slots '16(x2),10,6'"
+grep -q "from SLURM_JOB_NODELIST" "$work/in-job.err" && pass "in-job: says it took the job's nodes" \
+    || fail "in-job: silent about the defaults"
+SLURM_JOB_NODELIST='n[1-9]' SLURM_JOB_CPUS_PER_NODE='1' \
+    run 0 in-job-hostfile draw auto:2d:5pt --hostfile "$work/readme.hosts" --svg "$work/in-job-hf.svg"
+cmp -s "$work/in-job-hf.svg" "$work/hostfile.svg" && pass "in-job: a --hostfile placement ignores the job" \
+    || fail "in-job: --hostfile drawing took the job's nodes"
 
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -60,6 +60,32 @@ t_algorithm() { # SPEC SLOTS [SRUN ARGS...]
     verify_run "$spec" out err "$n"
 }
 
+# a. stencil-map plan inside salloc, no --nodes/--slots/--ranks: the job's
+# values, said on stderr; the same hostfile as the explicit form with those
+# values, and the placement srun --stencil-map then launches
+t_cli_in_job() { # SALLOC_N
+    local n=$1
+    # shellcheck disable=SC2016
+    mc salloc -N4 -n"$n" sh -c 'echo "$SLURM_JOB_NODELIST $SLURM_JOB_CPUS_PER_NODE $SLURM_NTASKS" >job.env &&
+        "$1" plan auto:2d:5pt --hostfile injob.hosts >injob.out 2>injob.err &&
+        srun --stencil-map=auto:2d:5pt "$2"' - "$SM" "$TASK" >out 2>err ||
+        { fail "salloc failed"; cat err injob.err; return 1; }
+    cat job.env injob.err injob.out
+    local nodelist cpus ntasks
+    read -r nodelist cpus ntasks <job.env
+    [ "$ntasks" = "$n" ] || { fail "SLURM_NTASKS is '$ntasks', wanted $n"; return 1; }
+    grep -qF "inside an allocation: --nodes '$nodelist' --slots '$cpus' from SLURM_JOB_NODELIST" injob.err ||
+        { fail "plan did not say it took the job's nodes"; return 1; }
+    grep -qF -- "--ranks $n from SLURM_NTASKS" injob.err || { fail "plan did not say it took SLURM_NTASKS"; return 1; }
+    "$SM" plan auto:2d:5pt --nodes "$nodelist" --slots "$cpus" --ranks "$n" --hostfile explicit.hosts \
+        >explicit.out 2>explicit.err || { fail "explicit plan failed"; cat explicit.err; return 1; }
+    [ ! -s explicit.err ] || { fail "the explicit form printed to stderr"; cat explicit.err; return 1; }
+    cmp -s injob.hosts explicit.hosts || { fail "in-job plan differs from the explicit form"; paste injob.hosts explicit.hosts; return 1; }
+    sort -n out | grep -E '^[0-9]+ ' | awk '{ print $2 }' >observed
+    cmp -s injob.hosts observed || { fail "srun --stencil-map ran elsewhere"; paste injob.hosts observed; return 1; }
+    echo "in-job plan = explicit plan on $nodelist/$cpus = where srun placed the $n ranks"
+}
+
 # a. srun options narrowing the allocation: -n, -N, --ntasks-per-node
 t_subset() { # SPEC EXPECTED_RANKS PLAN_ARGS -- SRUN ARGS
     local spec=$1 n=$2 nodes=$3 slots=$4
@@ -409,6 +435,7 @@ run_test a-hetero-blocked-2x13-5pt t_algorithm "$WORK/spec-blocked-2x13-5pt.json
 spec_file hyperplane '[4, 6]' 5pt
 REQUIRE_NOT_BLOCKED=1 run_test a-hetero-srun-n24-4x6 t_algorithm "$WORK/spec-hyperplane-4x6-5pt.json" 26 -n24
 run_test a-hetero-auto-compact-3d t_algorithm auto:3d:7pt 26
+run_test a-hetero-cli-in-job t_cli_in_job 24
 run_test a-hetero-nodecart-infeasible t_error 'nodecart: needs the same number of ranks on every node' 26 --stencil-map=nodecart:2d:5pt
 
 echo "== sockets: 2 nodes x 8 CPUs claiming 2 sockets"

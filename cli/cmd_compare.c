@@ -125,7 +125,8 @@ int cmd_compare(int argc, char **argv)
         printf("grid");
         for (int i = 0; i < spec.grid.ndims; i++)
             printf("%c%lld", i ? 'x' : ' ', (long long)spec.grid.dims[i]);
-        printf(", stencil %s (%d offsets), %lld ranks on %d nodes (%lld slots)\n",
+        printf("%s, stencil %s (%d offsets), %lld ranks on %d nodes (%lld slots)\n",
+               spec.grid.order == SMP_ORDER_COLUMN_MAJOR ? " column-major" : "",
                spec.stencil.name[0] ? spec.stencil.name : "custom", spec.stencil.count,
                (long long)spec.grid.size, nodes.count, (long long)nodes.total_slots);
         if (weighted)

@@ -166,6 +166,7 @@ void cli_json_spec(json_t *obj, const smp_spec *spec)
     }
     json_object_set_new(obj, "dims", dims);
     json_object_set_new(obj, "periods", per);
+    json_object_set_new(obj, "order", json_string(smp_order_name(spec->grid.order)));
     json_object_set_new(obj, "stencil", json_string(spec->stencil.name[0] ? spec->stencil.name : "custom"));
     json_object_set_new(obj, "offsets", json_integer(spec->stencil.count));
 }

@@ -451,6 +451,14 @@ done:
 smp_status smp_refine(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                       int nnodes, int64_t budget, smp_refine_stats *stats, smp_error *err)
 {
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) { /* the same ranks, row-major */
+        smp_canon c;
+        smp_status s = smp_canon_make(&c, grid, st, err);
+        if (!s)
+            s = refine_impl(&c.grid, &c.st, node_of_rank, nnodes, NULL, budget, stats, err);
+        smp_canon_free(&c);
+        return s;
+    }
     return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, stats, err);
 }
 

@@ -404,6 +404,40 @@ check "in a job: an unreadable SLURM_NTASKS leaves every slot" \
 SLURM_JOB_NODELIST='node[1-4]' run 2 job-no-cpus plan auto:2d:5pt
 err_has job-no-cpus "--nodes is required"
 
+# ---- grid.order: column-major ranks (PETSc DMDA: rank = i + m*j) --------------
+# the column-major 6x8 grid numbers its cells as the row-major 8x6 grid of
+# its axes reversed does: the same hostfile, the same figures
+printf '{"grid": {"dims": [6, 8], "order": "column-major"}, "stencil": "5pt"}\n' >"$work/cm.json"
+printf '{"grid": {"dims": [8, 6], "order": "row-major"}, "stencil": "5pt"}\n' >"$work/rm.json"
+for alg in auto blocked hyperplane strips kdtree bisect; do
+    run 0 cm-$alg plan "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --algorithm $alg \
+        --hostfile "$work/h-cm-$alg" --json
+    "$SM" plan "$work/rm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --algorithm $alg \
+        --hostfile "$work/h-rm-$alg" >/dev/null 2>&1
+    check "column-major 6x8 $alg: the hostfile of row-major 8x6" cmp -s "$work/h-cm-$alg" "$work/h-rm-$alg"
+done
+check "plan --json: order column-major" test "$(jget "$work/cm-auto.out" order)" = column-major
+check "plan --json: column-major 6x8 auto at 28 like the README's 8x6" \
+    test "$(jget "$work/cm-auto.out" j_sum) $(jget "$work/cm-blocked.out" j_sum)" = "28 40"
+run 0 cm-score score "$work/cm.json" --hostfile "$work/h-cm-auto" --json
+check "score: the column-major placement scores 28" test "$(jget "$work/cm-score.out" j_sum)" = 28
+printf '{"grid": {"dims": [6, 8]}, "stencil": "5pt"}\n' >"$work/rm68.json"
+run 0 cm-score-as-row score "$work/rm68.json" --hostfile "$work/h-cm-auto" --json
+check "score: the same hostfile read as a row-major 6x8 grid scores differently" \
+    test "$(jget "$work/cm-score-as-row.out" j_sum)" != 28
+# --map draws by coordinates: blocked fills the first column first
+run 0 cm-map plan "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --algorithm blocked --map
+check "--map: column-major blocked fills columns" \
+    test "$(sed -n 3p "$work/cm-map.out")" = "  AAABBBCD"
+run 0 cm-compare compare "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6'
+check "compare: says the grid is column-major" grep -q '^grid 6x8 column-major, ' "$work/cm-compare.out"
+printf '{"grid": {"dims": [6, 8], "order": "fortran"}, "stencil": "5pt"}\n' >"$work/cm-bad.json"
+run 2 cm-bad plan "$work/cm-bad.json" --nodes 'node[1-4]' --slots 12
+err_has cm-bad "grid.order: unknown 'fortran'"
+printf '{"grid": {"dims": [6, 8], "order": ["column-major"]}, "stencil": "5pt"}\n' >"$work/cm-bad2.json"
+run 2 cm-bad-type plan "$work/cm-bad2.json" --nodes 'node[1-4]' --slots 12
+err_has cm-bad-type "grid.order: must be"
+
 # ---- messages that tell what would have been right ---------------------------
 run 2 unknown-stencil-list plan auto:2d:nosuchstencil --nodes 'n[1-3]' --slots 4
 err_has unknown-stencil-list "valid names for 2-D: 5pt, 9pt"

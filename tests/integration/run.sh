@@ -395,6 +395,12 @@ for alg in hyperplane strips kdtree nodecart auto; do
     spec_file "$alg" '[2, 4, 4]' 7pt
     REQUIRE_NOT_BLOCKED=1 run_test "a-$alg-2x4x4-7pt" t_algorithm "$WORK/spec-$alg-2x4x4-7pt.json" 32
 done
+# column-major ranks (PETSc DMDA): the plan, STENCIL_MAP_COORDS and the
+# record follow the grid's order; 9pt on 4x8 so the orders' plans differ
+printf '{"grid": {"dims": [4, 8], "order": "column-major"}, "stencil": "9pt", "algorithm": "auto"}\n' \
+    >"$WORK/spec-column-major-4x8-9pt.json"
+COORDS_ORDER=column-major REQUIRE_NOT_BLOCKED=1 run_test a-column-major-4x8-9pt t_algorithm \
+    "$WORK/spec-column-major-4x8-9pt.json" 32
 spec_file blocked '[4, 8]' 5pt
 run_test a-blocked-4x8-5pt t_algorithm "$WORK/spec-blocked-4x8-5pt.json" 32
 run_test a-auto-compact-2d-5pt t_algorithm auto:2d:5pt 32

@@ -103,7 +103,7 @@ static void xml_text(FILE *f, const char *s)
 /* rank at coords + offset, -1 when it leaves a non-periodic grid */
 static int64_t neighbour(const smp_grid *g, const int64_t *c, const int32_t *off)
 {
-    int64_t r = 0;
+    int64_t t[SMP_MAX_DIMS];
     for (int i = 0; i < g->ndims; i++) {
         int64_t x = c[i] + off[i];
         if (x < 0 || x >= g->dims[i]) {
@@ -111,9 +111,9 @@ static int64_t neighbour(const smp_grid *g, const int64_t *c, const int32_t *off
                 return -1;
             x = ((x % g->dims[i]) + g->dims[i]) % g->dims[i];
         }
-        r = r * g->dims[i] + x;
+        t[i] = x;
     }
-    return r;
+    return smp_grid_rank(g, t); /* row- or column-major, as the grid numbers ranks */
 }
 
 /* ---- layout ----------------------------------------------------------- */

@@ -141,6 +141,32 @@ run 3 infeasible draw auto:2d:5pt --nodes 'n[1-2]' --slots 8 --ranks 20 --svg "$
 run 4 unwritable draw auto:2d:5pt --nodes 'n[1-2]' --slots 8 --svg "$work/no/such/dir/x.svg"
 grep -q "cannot create" "$work/unwritable.err" && pass "unwritable: named" || fail "unwritable: message"
 
+# a column-major grid is drawn by its coordinates: the column-major 6x8
+# plan is the row-major 8x6 plan transposed, with as many cut lines
+printf '{"grid": {"dims": [6, 8], "order": "column-major"}, "stencil": "5pt"}\n' >"$work/cm.json"
+run 0 column-major draw "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --svg "$work/cm.svg"
+"$SM" plan "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --hostfile "$work/cm.hosts" >/dev/null
+svg_check column-major "$work/cm.svg" 48 "$work/cm.hosts"
+cuts() { # SVG: cut-line elements of the plan and blocked panels
+    python3 - "$1" <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+out = []
+for pid in ("plan", "blocked"):
+    g = [e for e in root.iter(ns + "g") if e.get("id") == pid][0]
+    out.append(sum(len(list(c)) for c in g.iter(ns + "g") if c.get("class") == "cut"))
+print(*out)
+PY
+}
+outs() { grep -o '[0-9]* ranks, [0-9]* out[^<]*' "$1"; } # the legend's edges leaving each node
+[ -n "$(outs "$work/cm.svg")" ] && [ "$(outs "$work/cm.svg")" = "$(outs "$work/readme.svg")" ] &&
+    pass "column-major: the legend's edges per node are the row-major 8x6's" ||
+    fail "column-major: legend $(outs "$work/cm.svg" | tr '\n' ';') vs $(outs "$work/readme.svg" | tr '\n' ';')"
+[ "$(cuts "$work/cm.svg")" = "$(cuts "$work/readme.svg")" ] &&
+    pass "column-major: as many cut lines as the row-major 8x6 ($(cuts "$work/cm.svg"))" ||
+    fail "column-major: cut lines $(cuts "$work/cm.svg") vs row-major $(cuts "$work/readme.svg")"
+
 # inside an allocation the job's nodes, slots and task count are the defaults
 SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASKS=48 \
     run 0 in-job draw auto:2d:5pt --svg "$work/in-job.svg"

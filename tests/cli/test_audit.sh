@@ -346,9 +346,19 @@ has bad-order "grid.order: must be"
 copy ed
 edit "$work/ed/root/11.0.json" 'g = d["grid"]; g["dims"].reverse(); g["periods"].reverse(); g["order"] = "column-major"; [o.reverse() for o in d["stencil"]["offsets"]]'
 run 0 column-major 11.0 --record-dir "$work/ed" --no-slurm
+has column-major "8x4 column-major, 32 ranks"
 copy ed
 edit "$work/ed/root/11.0.json" 'g = d["grid"]; g["dims"].reverse(); g["periods"].reverse(); [o.reverse() for o in d["stencil"]["offsets"]]'
 run 1 column-major-as-row 11.0 --record-dir "$work/ed" --no-slurm
+# a weighted stencil: the weighted figures, which auto minimised, are shown
+copy ed
+edit "$work/ed/root/11.0.json" 'd["stencil"]["weights"] = [2, 2, 1, 1]'
+run 0 weighted 11.0 --record-dir "$work/ed" --no-slurm
+has weighted "weighted"
+run 0 weighted-json 11.0 --record-dir "$work/ed" --no-slurm --json
+py weighted-json 'd["steps"][0]["weighted"]["j_sum"] > 0 and d["steps"][0]["weighted"]["blocked"]["j_sum"] > 0'
+run 0 unweighted-json 11.0 --record-dir "$FIX" --no-slurm --json
+py unweighted-json '"weighted" not in d["steps"][0]'
 copy ed
 printf '{"job_id": 11,' >"$work/ed/root/11.0.json"
 run 4 bad-json 11.0 --record-dir "$work/ed" --no-slurm

@@ -697,8 +697,11 @@ int svg_write(FILE *f, const svg_input *in)
         const struct panel *P = p ? &pb : &pp;
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"head\">", x0, top);
         xml_text(f, p ? "blocked (Slurm's default)" : in->plan_label ? in->plan_label : "placement");
-        fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" class=\"sub\">J_sum %lld, J_max %lld</text>\n", x0,
-                top + 17, (long long)P->score.j_sum, (long long)P->score.j_max);
+        fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" class=\"sub\">", x0, top + 17);
+        if (smp_stencil_weighted(in->stencil)) /* the objective first */
+            fprintf(f, "weighted J_sum %g, J_max %g; ", P->score.w_sum, P->score.w_max);
+        fprintf(f, "J_sum %lld, J_max %lld</text>\n", (long long)P->score.j_sum,
+                (long long)P->score.j_max);
         draw_panel(f, in, &L, P, x0, top + panel_head + 4, p ? "blocked" : "plan", heat);
     }
     if (heat)

@@ -167,6 +167,14 @@ outs() { grep -o '[0-9]* ranks, [0-9]* out[^<]*' "$1"; } # the legend's edges le
     pass "column-major: as many cut lines as the row-major 8x6 ($(cuts "$work/cm.svg"))" ||
     fail "column-major: cut lines $(cuts "$work/cm.svg") vs row-major $(cuts "$work/readme.svg")"
 
+# a weighted stencil: each panel leads with the weighted figures
+printf '{"grid": {"dims": [8, 6]}, "stencil": {"offsets": [[1,0],[-1,0],[0,1],[0,-1]], "weights": [2,2,1,1]}}\n' \
+    >"$work/weighted.json"
+run 0 weighted draw "$work/weighted.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --svg "$work/weighted.svg"
+grep -q 'weighted J_sum 40, J_max 16; J_sum 36, J_max 16' "$work/weighted.svg" &&
+    grep -q 'weighted J_sum 76, J_max 26; J_sum 40, J_max 14' "$work/weighted.svg" &&
+    pass "weighted: the panels show the weighted figures first" || fail "weighted: no weighted figures"
+
 # inside an allocation the job's nodes, slots and task count are the defaults
 SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASKS=48 \
     run 0 in-job draw auto:2d:5pt --svg "$work/in-job.svg"

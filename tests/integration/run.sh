@@ -242,6 +242,15 @@ t_remote_forged() {
     STENCIL_MAP_DIMS=2,2 mc salloc -N1 -n4 srun sh -c 'echo "$SLURM_PROCID $STENCIL_MAP_COORDS"' >out 2>err ||
         { fail "valid forged dims failed"; cat err; return 1; }
     [ "$(sort -n out | tr '\n' ' ')" = "0 0,0 1 0,1 2 1,0 3 1,1 " ] || { fail "coords: $(sort -n out | tr '\n' ' ')"; return 1; }
+    # STENCIL_MAP_ORDER=column-major: the first dimension fastest; anything
+    # else but row-major fails the task
+    STENCIL_MAP_DIMS=2,2 STENCIL_MAP_ORDER=column-major mc salloc -N1 -n4 srun sh -c 'echo "$SLURM_PROCID $STENCIL_MAP_COORDS"' >out 2>err ||
+        { fail "valid forged order failed"; cat err; return 1; }
+    [ "$(sort -n out | tr '\n' ' ')" = "0 0,0 1 1,0 2 0,1 3 1,1 " ] || { fail "column-major coords: $(sort -n out | tr '\n' ' ')"; return 1; }
+    if STENCIL_MAP_DIMS=2,2 STENCIL_MAP_ORDER=fortran mc salloc -N1 -n4 srun sh -c 'echo started' >out 2>err; then
+        fail "STENCIL_MAP_ORDER=fortran was accepted"; cat out err; return 1
+    fi
+    echo "rejected STENCIL_MAP_ORDER=fortran: $(grep -ho 'stencil-map: .*' "$MINICLUSTER_DIR"/log/slurmd-node*.log | tail -1)"
     local bad
     for bad in 'abc' '0,2' '-1' '2,,2' "$(printf '9%.0s' $(seq 1 300))" '1,1,1,1,1,1,1,1,1' '99999,99999,99999' '1,2'; do
         if STENCIL_MAP_DIMS=$bad mc salloc -N1 -n4 srun sh -c 'echo started' >out 2>err; then

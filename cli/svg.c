@@ -2,7 +2,7 @@
  * nodes, meant to be read by a person.
  *
  * The last two grid dimensions form a 2-D slice (rows top to bottom, columns
- * left to right; rank r is cell r in row-major order); grids of three and
+ * left to right; rank r is cell r in the grid's row- or column-major order); grids of three and
  * more dimensions are drawn as one slice per index of the leading
  * dimensions, side by side.  A cell is coloured by its node and, when there
  * is room, carries the node's letter; a heavy line separates neighbouring
@@ -556,8 +556,8 @@ static int notes_write(const smp_grid *g, const struct layout *L, bool heat, int
     char buf[600];
     int n = 0, d = g->ndims;
     snprintf(buf, sizeof(buf),
-             "Rank r is cell r in row-major order: the last dimension runs left to right%s.%s",
-             d >= 2 ? ", the one before it top to bottom" : "",
+             "Rank r is cell r in %s order: the last dimension runs left to right%s.%s",
+             smp_order_name(g->order), d >= 2 ? ", the one before it top to bottom" : "",
              heat ? "" : " Letters and colours name the nodes.");
     n = wrap(buf, false, width, lines, warns, n);
     if (heat)

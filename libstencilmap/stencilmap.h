@@ -189,7 +189,7 @@ typedef struct {
     double observed_wsum, observed_wmax;
     int64_t rank_edges;      /* this rank's outgoing inter-node edges */
     int64_t coords_checked;  /* neighbour coordinates read back through PMIx */
-    int64_t coords_wrong;    /* ... that were not the row-major ones */
+    int64_t coords_wrong;    /* ... that were not the ones of the rank (row- or column-major) */
     int agree;               /* observed == planned (both figures) */
     int nnodes;
     char **node_names;       /* nnodes, in order of first appearance by rank */

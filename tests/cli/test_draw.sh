@@ -147,6 +147,8 @@ printf '{"grid": {"dims": [6, 8], "order": "column-major"}, "stencil": "5pt"}\n'
 run 0 column-major draw "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --svg "$work/cm.svg"
 "$SM" plan "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --hostfile "$work/cm.hosts" >/dev/null
 svg_check column-major "$work/cm.svg" 48 "$work/cm.hosts"
+grep -q 'Rank r is cell r in column-major order' "$work/cm.svg" && pass "column-major: the note says the order" ||
+    fail "column-major: the note does not say column-major"
 cuts() { # SVG: cut-line elements of the plan and blocked panels
     python3 - "$1" <<'PY'
 import sys, xml.etree.ElementTree as ET

@@ -17,7 +17,8 @@ struct cli_opts {
     smp_algorithm algorithm;
     bool json;
     bool map;
-    int64_t job_ranks; /* SLURM_NTASKS when --nodes/--slots came from the job */
+    int64_t job_ranks;         /* SLURM_NTASKS when --nodes/--slots came from the job */
+    const char *job_ranks_var; /* the variable it came from (or SLURM_NPROCS) */
 };
 
 /* Inside an allocation, with neither --nodes nor --slots given, takes them

@@ -69,11 +69,13 @@ void cli_job_defaults(struct cli_opts *o)
     fprintf(stderr, "stencil-map: inside an allocation: --nodes '%s' --slots '%s' from "
                     "SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE\n",
             hl, cpus);
+    o->job_ranks_var = "SLURM_NTASKS";
     const char *nt = getenv("SLURM_NTASKS");
     if (!nt || !*nt)
-        nt = getenv("SLURM_NPROCS");
+        nt = getenv(o->job_ranks_var = "SLURM_NPROCS");
     if (nt && *nt && !cli_parse_ranks(nt, &o->job_ranks)) {
-        fprintf(stderr, "stencil-map: ignoring SLURM_NTASKS '%s': not a positive rank count\n", nt);
+        fprintf(stderr, "stencil-map: ignoring %s '%s': not a positive rank count\n", o->job_ranks_var,
+                nt);
         o->job_ranks = 0;
     }
 }
@@ -145,8 +147,8 @@ int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec)
     if (!ranks && spec->dims_auto && o->job_ranks) {
         /* as srun --stencil-map takes the job's task count for auto dims */
         ranks = o->job_ranks;
-        fprintf(stderr, "stencil-map: inside an allocation: --ranks %lld from SLURM_NTASKS\n",
-                (long long)ranks);
+        fprintf(stderr, "stencil-map: inside an allocation: --ranks %lld from %s\n", (long long)ranks,
+                o->job_ranks_var);
     }
     if (smp_spec_resolve(spec, ranks ? ranks : (spec->dims_auto ? auto_ranks : 0), &err)) {
         smp_spec_free(spec);

@@ -401,6 +401,10 @@ SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASK
 err_has job-bad-ntasks "ignoring SLURM_NTASKS 'x'"
 check "in a job: an unreadable SLURM_NTASKS leaves every slot" \
     test "$(jget "$work/job-bad-ntasks.out" ranks)" = 48
+SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NPROCS=24 \
+    run 0 job-nprocs plan auto:2d:5pt --json
+err_has job-nprocs "--ranks 24 from SLURM_NPROCS"
+check "in a job: SLURM_NPROCS when SLURM_NTASKS is unset" test "$(jget "$work/job-nprocs.out" ranks)" = 24
 SLURM_JOB_NODELIST='node[1-4]' run 2 job-no-cpus plan auto:2d:5pt
 err_has job-no-cpus "--nodes is required"
 

@@ -182,6 +182,10 @@ static void check_figures(const audit_record *rec, json_t *res)
         return;
     }
     json_object_set_new(rs, "blocked", pair(bl.score.j_sum, bl.score.j_max));
+    if (smp_stencil_weighted(&rec->stencil)) /* what auto minimised: the weighted figures */
+        json_object_set_new(res, "weighted",
+                            json_pack("{s:f,s:f,s:{s:f,s:f}}", "j_sum", sc.w_sum, "j_max", sc.w_max,
+                                      "blocked", "j_sum", bl.score.w_sum, "j_max", bl.score.w_max));
     if (bl.score.j_sum != rec->blocked_j_sum)
         problem(res, "inconsistent", "blocked_j_sum is %lld in the record, %lld re-planned",
                 (long long)rec->blocked_j_sum, (long long)bl.score.j_sum);

@@ -93,6 +93,8 @@ static void print_figures(FILE *out, json_t *r)
     for (size_t i = 0; i < json_array_size(dims); i++)
         fprintf(out, "%s%lld%s", i ? "x" : "", (long long)json_integer_value(json_array_get(dims, i)),
                 json_is_true(json_array_get(per, i)) ? " (periodic)" : "");
+    if (!strcmp(str(g, "order"), "column-major"))
+        fputs(" column-major", out);
     fprintf(out, ", %lld ranks, stencil %s (%lld offsets%s)\n", num(r, "ranks", NULL),
             str(st, "name"), num(st, "offsets", NULL),
             json_is_true(json_object_get(st, "weighted")) ? ", weighted" : "");
@@ -103,6 +105,13 @@ static void print_figures(FILE *out, json_t *r)
         fprintf(out, ": the placement cuts %lld fewer inter-node edges (%.0f%%)", bs - js,
                 100.0 * (double)(bs - js) / (double)bs);
     fputc('\n', out);
+    json_t *w = json_object_get(r, "weighted"), *wb = json_object_get(w, "blocked");
+    if (w) /* the objective of a weighted stencil, from the recorded placement */
+        fprintf(out, LABEL "J_sum %g, J_max %g; blocked %g, %g (the objective)\n", "weighted",
+                json_number_value(json_object_get(w, "j_sum")),
+                json_number_value(json_object_get(w, "j_max")),
+                json_number_value(json_object_get(wb, "j_sum")),
+                json_number_value(json_object_get(wb, "j_max")));
     json_t *so = json_object_get(r, "sockets");
     if (so)
         fprintf(out, LABEL "inter-socket J_sum %lld, J_max %lld; the naive split %lld, %lld\n",

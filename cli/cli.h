@@ -18,17 +18,31 @@ struct cli_opts {
     smp_algorithm algorithm;
     bool json;
     bool map;
+    int64_t job_ranks;         /* SLURM_NTASKS when --nodes/--slots came from the job */
+    const char *job_ranks_var; /* the variable it came from (or SLURM_NPROCS) */
 };
+
+/* Inside an allocation, with neither --nodes nor --slots given, takes them
+ * from SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE (and job_ranks from
+ * SLURM_NTASKS) and says so on stderr; does nothing elsewhere. */
+void cli_job_defaults(struct cli_opts *o);
 
 /* Parses argv after the subcommand name; prints usage and returns 2 on
  * error, also for an option the subcommand does not use.  needs lists the
  * options the subcommand requires: 'n' nodes and slots, 'h' hostfile. */
 int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o);
-/* Loads the spec; automatic dims take --ranks, else auto_ranks. */
+/* Loads the spec; automatic dims take --ranks, else the job's task count,
+ * else auto_ranks. */
 int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec);
 /* Adds the grid and stencil of spec to a JSON object. */
 #include <jansson.h>
 void cli_json_spec(json_t *obj, const smp_spec *spec);
+/* The figure auto minimises first for spec (its objective, weighted when
+ * the stencil has weights): "j_max", "weighted_j_max", "j_sum" or
+ * "weighted_j_sum" (the JSON key "minimised"), and in words for tables,
+ * e.g. "weighted J_max, then weighted J_sum". */
+const char *cli_minimised(const smp_spec *spec);
+const char *cli_objective_text(const smp_spec *spec);
 /* Prints obj (a command's --json answer) to stdout with its version and
  * format first, then a newline; takes the reference. */
 void cli_json_print(json_t *obj, size_t flags);

@@ -10,6 +10,48 @@
 #include "scotch_map.h"
 #endif
 
+/* The figures auto optimises: weighted J_sum (then J_max) when the stencil
+ * has weights, else the edge counts; ratios are taken of these. */
+static double obj_sum(const smp_score *sc, bool weighted)
+{
+    return weighted ? sc->w_sum : (double)sc->j_sum;
+}
+
+static double obj_max(const smp_score *sc, bool weighted)
+{
+    return weighted ? sc->w_max : (double)sc->j_max;
+}
+
+/* One table row's figures: the objective's J_sum, J_max and their ratios
+ * to blocked, the time; weighted tables end with the edge counts. */
+static void print_figures(const char *name, const smp_score *sc, const smp_score *base, bool weighted,
+                          double ms)
+{
+    double bs = obj_sum(base, weighted), bm = obj_max(base, weighted);
+    double rs = bs > 0 ? obj_sum(sc, weighted) / bs : 1.0, rm = bm > 0 ? obj_max(sc, weighted) / bm : 1.0;
+    if (weighted)
+        printf("%-11s %10.6g %8.6g %9.3f %9.3f %10.3f %8lld %8lld", name, sc->w_sum, sc->w_max, rs, rm, ms,
+               (long long)sc->j_sum, (long long)sc->j_max);
+    else
+        printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f", name, (long long)sc->j_sum, (long long)sc->j_max,
+               rs, rm, ms);
+}
+
+/* A JSON row's figures: edge counts as j_sum/j_max, the weighted ones under
+ * "weighted", ratios of the objective. */
+static json_t *json_figures(const char *name, const smp_score *sc, const smp_score *base, bool weighted,
+                            double seconds)
+{
+    double bs = obj_sum(base, weighted), bm = obj_max(base, weighted);
+    double rs = bs > 0 ? obj_sum(sc, weighted) / bs : 1.0, rm = bm > 0 ? obj_max(sc, weighted) / bm : 1.0;
+    json_t *row = json_pack("{s:s,s:I,s:I,s:f,s:f,s:f}", "algorithm", name, "j_sum", (json_int_t)sc->j_sum,
+                            "j_max", (json_int_t)sc->j_max, "j_sum_ratio", rs, "j_max_ratio", rm,
+                            "seconds", seconds);
+    if (weighted)
+        json_object_set_new(row, "weighted", json_pack("{s:f,s:f}", "j_sum", sc->w_sum, "j_max", sc->w_max));
+    return row;
+}
+
 #ifdef SMP_WITH_SCOTCH
 /* Scotch's row: the graph mapped onto a complete graph of the node shares,
  * exact balance asked for; its answer is scored by the same scorer and
@@ -33,19 +75,19 @@ static int scotch_row(const struct cli_opts *o, const smp_spec *spec, const smp_
     free(map);
     if (s)
         return cli_fail(&err);
-    double rs = base->j_sum ? (double)sc.j_sum / base->j_sum : 1.0;
-    double rm = base->j_max ? (double)sc.j_max / base->j_max : 1.0;
+    bool weighted = smp_stencil_weighted(&spec->stencil);
     if (o->json) {
-        json_array_append_new(rows, json_pack("{s:s,s:s,s:I,s:I,s:f,s:f,s:f,s:b,s:i,s:I,s:i}", "algorithm",
-                                              "scotch", "version", smp_scotch_version(), "j_sum",
-                                              (json_int_t)sc.j_sum, "j_max", (json_int_t)sc.j_max,
-                                              "j_sum_ratio", rs, "j_max_ratio", rm, "seconds", ms / 1e3,
-                                              "exact_capacities", info.exact, "overfull_nodes",
-                                              info.overfull, "max_excess", (json_int_t)info.max_excess,
-                                              "over_slots_nodes", info.over_slots));
+        json_t *row = json_figures("scotch", &sc, base, weighted, ms / 1e3);
+        json_t *more = json_pack("{s:s,s:b,s:i,s:I,s:i}", "version", smp_scotch_version(),
+                                 "exact_capacities", info.exact, "overfull_nodes", info.overfull,
+                                 "max_excess", (json_int_t)info.max_excess, "over_slots_nodes",
+                                 info.over_slots);
+        json_object_update(row, more);
+        json_decref(more);
+        json_array_append_new(rows, row);
     } else {
-        printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f   (Scotch %s, ", "scotch", (long long)sc.j_sum,
-               (long long)sc.j_max, rs, rm, ms, smp_scotch_version());
+        print_figures("scotch", &sc, base, weighted, ms);
+        printf("   (Scotch %s, ", smp_scotch_version());
         if (info.exact)
             printf("exact capacities)\n");
         else
@@ -79,15 +121,25 @@ int cmd_compare(int argc, char **argv)
     }
     smp_score base = {0};
     json_t *rows = json_array();
+    bool weighted = smp_stencil_weighted(&spec.stencil);
     if (!o.json) {
         printf("grid");
         for (int i = 0; i < spec.grid.ndims; i++)
             printf("%c%lld", i ? 'x' : ' ', (long long)spec.grid.dims[i]);
-        printf(", stencil %s (%d offsets), %lld ranks on %d nodes (%lld slots)\n\n",
+        printf("%s, stencil %s (%d offsets), %lld ranks on %d nodes (%lld slots)\n",
+               spec.grid.order == SMP_ORDER_COLUMN_MAJOR ? " column-major" : "",
                spec.stencil.name[0] ? spec.stencil.name : "custom", spec.stencil.count,
                (long long)spec.grid.size, nodes.count, (long long)nodes.total_slots);
-        printf("%-11s %10s %8s %9s %9s %10s", "algorithm", "J_sum", "J_max", "sum/blk", "max/blk",
-               "time(ms)");
+        if (weighted)
+            printf("objective: %s (the stencil has weights);\n"
+                   "wJ_sum, wJ_max and the ratios are weighted, J_sum and J_max count edges\n\n",
+                   cli_objective_text(&spec));
+        else
+            printf("objective: %s (directed inter-node edges)\n\n", cli_objective_text(&spec));
+        printf("%-11s %10s %8s %9s %9s %10s", "algorithm", weighted ? "wJ_sum" : "J_sum",
+               weighted ? "wJ_max" : "J_max", "sum/blk", "max/blk", "time(ms)");
+        if (weighted)
+            printf(" %8s %8s", "J_sum", "J_max");
         if (sockets)
             printf(" %10s %10s %8s", "J_socket", "naive", "max/sock");
         printf("\n");
@@ -126,13 +178,9 @@ int cmd_compare(int argc, char **argv)
             snprintf(sock_cols, sizeof(sock_cols), " %10lld %10lld %8lld", (long long)ss.j_sum,
                      (long long)ns.j_sum, (long long)ss.j_max);
         }
-        double rs = base.j_sum ? (double)pl.score.j_sum / base.j_sum : 1.0;
-        double rm = base.j_max ? (double)pl.score.j_max / base.j_max : 1.0;
         if (o.json) {
-            json_t *row = json_pack("{s:s,s:s,s:I,s:I,s:f,s:f,s:f}", "algorithm", name, "chose",
-                                    smp_algorithm_name(pl.algorithm), "j_sum", (json_int_t)pl.score.j_sum,
-                                    "j_max", (json_int_t)pl.score.j_max, "j_sum_ratio", rs, "j_max_ratio",
-                                    rm, "seconds", ms / 1e3);
+            json_t *row = json_figures(name, &pl.score, &base, weighted, ms / 1e3);
+            json_object_set_new(row, "chose", json_string(smp_algorithm_name(pl.algorithm)));
             if (sockets) {
                 json_object_set_new(row, "j_socket_sum", json_integer(ss.j_sum));
                 json_object_set_new(row, "j_socket_max", json_integer(ss.j_max));
@@ -147,22 +195,28 @@ int cmd_compare(int argc, char **argv)
                 json_object_set_new(row, "constructed", json_pack("{s:I,s:I}", "j_sum",
                                                                   (json_int_t)pl.constructed.j_sum, "j_max",
                                                                   (json_int_t)pl.constructed.j_max));
+                if (weighted)
+                    json_object_set_new(json_object_get(row, "constructed"), "weighted",
+                                        json_pack("{s:f,s:f}", "j_sum", pl.constructed.w_sum, "j_max",
+                                                  pl.constructed.w_max));
             }
             json_array_append_new(rows, row);
         } else if (order[k] == SMP_ALG_AUTO) {
             char how[96] = "";
             if (pl.fold_axis >= 0)
                 snprintf(how, sizeof(how), " folded along axis %d", pl.fold_axis);
-            if (pl.refined)
+            if (pl.refined && weighted)
+                snprintf(how + strlen(how), sizeof(how) - strlen(how), ", refined from wJ_sum %g",
+                         pl.constructed.w_sum);
+            else if (pl.refined)
                 snprintf(how + strlen(how), sizeof(how) - strlen(how), ", refined from J_sum %lld",
                          (long long)pl.constructed.j_sum);
-            printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f%s   (chose %s%s)\n", name,
-                   (long long)pl.score.j_sum, (long long)pl.score.j_max, rs, rm, ms, sock_cols,
-                   smp_algorithm_name(pl.algorithm), how);
+            print_figures(name, &pl.score, &base, weighted, ms);
+            printf("%s   (chose %s%s)\n", sock_cols, smp_algorithm_name(pl.algorithm), how);
+        } else {
+            print_figures(name, &pl.score, &base, weighted, ms);
+            printf("%s\n", sock_cols);
         }
-        else
-            printf("%-11s %10lld %8lld %9.3f %9.3f %10.3f%s\n", name, (long long)pl.score.j_sum,
-                   (long long)pl.score.j_max, rs, rm, ms, sock_cols);
         if (o.map && !o.json && order[k] != SMP_ALG_AUTO)
             cli_print_map(stdout, &spec.grid, &pl, &nodes);
         smp_placement_free(&pl);
@@ -172,9 +226,11 @@ int cmd_compare(int argc, char **argv)
         rc = scotch_row(&o, &spec, &nodes, &base, rows);
 #endif
     if (o.json && !rc) {
-        json_t *j = json_pack("{s:I,s:i,s:o}", "ranks", (json_int_t)spec.grid.size, "nodes", nodes.count,
-                              "algorithms", rows);
+        json_t *j = json_pack("{s:I,s:i}", "ranks", (json_int_t)spec.grid.size, "nodes",
+                              nodes.count);
         cli_json_spec(j, &spec);
+        json_object_set_new(j, "minimised", json_string(cli_minimised(&spec)));
+        json_object_set_new(j, "algorithms", rows);
         cli_json_print(j, JSON_INDENT(2));
     } else {
         json_decref(rows);

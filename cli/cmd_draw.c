@@ -151,6 +151,8 @@ int cmd_draw(int argc, char **argv)
     o.spec = argv[optind];
     if (!svg)
         return usage_error("--svg is required", NULL);
+    if (!o.hostfile)
+        cli_job_defaults(&o);
     if (!o.nodes != !o.slots)
         return usage_error(o.nodes ? "--slots is required with --nodes" : "--nodes is required with --slots",
                            NULL);

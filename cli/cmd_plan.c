@@ -97,6 +97,7 @@ int cmd_plan(int argc, char **argv)
             cli_json_spec(j, &spec);
             json_object_set_new(j, "j_sum", json_integer(pl.score.j_sum));
             json_object_set_new(j, "j_max", json_integer(pl.score.j_max));
+            json_object_set_new(j, "minimised", json_string(cli_minimised(&spec)));
             json_object_set_new(j, "blocked", json_pack("{s:I,s:I}", "j_sum", (json_int_t)blocked.score.j_sum,
                                                         "j_max", (json_int_t)blocked.score.j_max));
             if (smp_stencil_weighted(&spec.stencil))
@@ -114,6 +115,15 @@ int cmd_plan(int argc, char **argv)
             json_object_set_new(j, "seconds", json_real(seconds));
             json_object_set_new(j, "hostfile", o.hostfile ? json_string(o.hostfile) : json_null());
             cli_json_print(j, JSON_INDENT(2));
+        } else if ((!o.hostfile || strcmp(o.hostfile, "-")) && smp_stencil_weighted(&spec.stencil)) {
+            /* the weighted figures are what auto minimised: first */
+            printf("stencil-map: %s, %lld ranks on %d nodes, weighted inter-node edges %g (blocked %g), "
+                   "max per node %g (blocked %g); edges %lld (blocked %lld), max per node %lld "
+                   "(blocked %lld); planned in %.3f ms\n",
+                   smp_algorithm_name(pl.algorithm), (long long)pl.ranks, nodes.count, pl.score.w_sum,
+                   blocked.score.w_sum, pl.score.w_max, blocked.score.w_max, (long long)pl.score.j_sum,
+                   (long long)blocked.score.j_sum, (long long)pl.score.j_max,
+                   (long long)blocked.score.j_max, seconds * 1e3);
         } else if (!o.hostfile || strcmp(o.hostfile, "-")) {
             printf("stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
                    "max per node %lld (blocked %lld), planned in %.3f ms\n",

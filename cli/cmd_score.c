@@ -92,12 +92,18 @@ int cmd_score(int argc, char **argv)
                               "j_sum", (json_int_t)sc.j_sum, "j_max", (json_int_t)sc.j_max,
                               "j_max_node", nodes.names[sc.j_max_node]);
         cli_json_spec(j, &spec);
+        json_object_set_new(j, "minimised", json_string(cli_minimised(&spec)));
         if (smp_stencil_weighted(&spec.stencil))
             json_object_set_new(j, "weighted", json_pack("{s:f,s:f}", "j_sum", sc.w_sum, "j_max", sc.w_max));
         cli_json_print(j, JSON_INDENT(2));
     } else {
-        printf("%lld ranks on %d nodes: inter-node edges %lld, max per node %lld (%s)\n",
-               (long long)ranks, nodes.count, (long long)sc.j_sum, (long long)sc.j_max,
+        if (smp_stencil_weighted(&spec.stencil))
+            printf("%lld ranks on %d nodes: weighted inter-node edges %g, max per node %g; ",
+                   (long long)ranks, nodes.count, sc.w_sum, sc.w_max);
+        else
+            printf("%lld ranks on %d nodes: ", (long long)ranks, nodes.count);
+        printf("inter-node edges %lld, max per node %lld (%s)\n",
+               (long long)sc.j_sum, (long long)sc.j_max,
                nodes.names[sc.j_max_node]);
         if (o.map)
             print_sorted_map(&spec.grid, &nodes, node_of_rank, ranks);

@@ -59,6 +59,29 @@ static bool option_used(const char *cmd, const char *opt)
     return true;
 }
 
+void cli_job_defaults(struct cli_opts *o)
+{
+    if (o->nodes || o->slots)
+        return;
+    const char *hl = getenv("SLURM_JOB_NODELIST"), *cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
+    if (!hl || !*hl || !cpus || !*cpus)
+        return;
+    o->nodes = hl;
+    o->slots = cpus;
+    fprintf(stderr, "stencil-map: inside an allocation: --nodes '%s' --slots '%s' from "
+                    "SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE\n",
+            hl, cpus);
+    o->job_ranks_var = "SLURM_NTASKS";
+    const char *nt = getenv("SLURM_NTASKS");
+    if (!nt || !*nt)
+        nt = getenv(o->job_ranks_var = "SLURM_NPROCS");
+    if (nt && *nt && !cli_parse_ranks(nt, &o->job_ranks)) {
+        fprintf(stderr, "stencil-map: ignoring %s '%s': not a positive rank count\n", o->job_ranks_var,
+                nt);
+        o->job_ranks = 0;
+    }
+}
+
 int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o)
 {
     static const struct option longopts[] = {
@@ -105,6 +128,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         return usage_error(cmd, optind >= argc ? "missing SPEC" : "exactly one SPEC expected, extra:",
                            optind >= argc ? NULL : argv[optind + 1]);
     o->spec = argv[optind];
+    if (strchr(needs, 'n'))
+        cli_job_defaults(o);
     if (strchr(needs, 'n') && (!o->nodes || !o->slots))
         return usage_error(cmd, !o->nodes ? "--nodes is required" : "--slots is required", NULL);
     if (strchr(needs, 'h') && !o->hostfile)
@@ -116,8 +141,18 @@ int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec)
 {
     smp_error err;
     smp_error_clear(&err);
-    if (smp_spec_load(spec, o->spec, smp_specs_dir(), &err) ||
-        smp_spec_resolve(spec, o->ranks ? o->ranks : (spec->dims_auto ? auto_ranks : 0), &err)) {
+    if (smp_spec_load(spec, o->spec, smp_specs_dir(), &err)) {
+        smp_spec_free(spec);
+        return cli_fail(&err);
+    }
+    int64_t ranks = o->ranks;
+    if (!ranks && spec->dims_auto && o->job_ranks) {
+        /* as srun --stencil-map takes the job's task count for auto dims */
+        ranks = o->job_ranks;
+        fprintf(stderr, "stencil-map: inside an allocation: --ranks %lld from %s\n", (long long)ranks,
+                o->job_ranks_var);
+    }
+    if (smp_spec_resolve(spec, ranks ? ranks : (spec->dims_auto ? auto_ranks : 0), &err)) {
         smp_spec_free(spec);
         return cli_fail(&err);
     }
@@ -135,9 +170,26 @@ void cli_json_spec(json_t *obj, const smp_spec *spec)
     }
     json_object_set_new(obj, "dims", dims);
     json_object_set_new(obj, "periods", per);
+    json_object_set_new(obj, "order", json_string(smp_order_name(spec->grid.order)));
     json_object_set_new(obj, "stencil", json_string(spec->stencil.name[0] ? spec->stencil.name : "custom"));
     json_object_set_new(obj, "offsets", json_integer(spec->stencil.count));
     json_object_set_new(obj, "objective", json_string(smp_objective_name(spec->objective)));
+}
+
+const char *cli_minimised(const smp_spec *spec)
+{
+    bool w = smp_stencil_weighted(&spec->stencil);
+    if (spec->objective == SMP_OBJ_MAX)
+        return w ? "weighted_j_max" : "j_max";
+    return w ? "weighted_j_sum" : "j_sum";
+}
+
+const char *cli_objective_text(const smp_spec *spec)
+{
+    bool w = smp_stencil_weighted(&spec->stencil);
+    if (spec->objective == SMP_OBJ_MAX)
+        return w ? "weighted J_max, then weighted J_sum" : "J_max, then J_sum";
+    return w ? "weighted J_sum, then weighted J_max" : "J_sum, then J_max";
 }
 
 void cli_json_print(json_t *obj, size_t flags)

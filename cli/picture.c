@@ -24,10 +24,15 @@ void cli_print_map(FILE *out, const smp_grid *grid, const smp_placement *pl, con
         fprintf(out, "(grid too large to draw: %lld ranks)\n", (long long)grid->size);
         return;
     }
+    /* drawn by coordinates (rows: axis d-2, columns: axis d-1), whatever
+     * order the ranks number the cells in */
+    int64_t c[SMP_MAX_DIMS] = {0};
     for (int64_t s = 0; s < slices; s++) {
+        for (int64_t rest = s, i = d - 3; i >= 0; i--) {
+            c[i] = rest % grid->dims[i];
+            rest /= grid->dims[i];
+        }
         if (slices > 1) {
-            int64_t c[SMP_MAX_DIMS];
-            smp_grid_coords(grid, s * rows * cols, c);
             fprintf(out, "slice");
             for (int i = 0; i < d - 2; i++)
                 fprintf(out, " %lld", (long long)c[i]);
@@ -35,8 +40,12 @@ void cli_print_map(FILE *out, const smp_grid *grid, const smp_placement *pl, con
         }
         for (int64_t r = 0; r < rows; r++) {
             fputs("  ", out);
-            for (int64_t x = 0; x < cols; x++)
-                fputc(node_char(pl->node_of_rank[(s * rows + r) * cols + x]), out);
+            if (d >= 2)
+                c[d - 2] = r;
+            for (int64_t x = 0; x < cols; x++) {
+                c[d - 1] = x;
+                fputc(node_char(pl->node_of_rank[smp_grid_rank(grid, c)]), out);
+            }
             fputc('\n', out);
         }
     }

@@ -253,6 +253,10 @@ static int parse_grid(json_t *j, audit_record *rec, char *err, size_t n)
     smp_error_clear(&e);
     if (smp_grid_init(&rec->grid, (int)nd, d, p, &e))
         return bad(err, n, "%s", e.msg);
+    /* records from before grid.order are row-major */
+    json_t *ord = json_object_get(g, "order");
+    if (ord && (!json_is_string(ord) || !smp_order_from_name(json_string_value(ord), &rec->grid.order)))
+        return bad(err, n, "grid.order: must be \"row-major\" or \"column-major\"");
     return 0;
 }
 

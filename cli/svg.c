@@ -3,7 +3,7 @@
  * nodes, meant to be read by a person.
  *
  * The last two grid dimensions form a 2-D slice (rows top to bottom, columns
- * left to right; rank r is cell r in row-major order); grids of three and
+ * left to right; rank r is cell r in the grid's row- or column-major order); grids of three and
  * more dimensions are drawn as one slice per index of the leading
  * dimensions, side by side.  A cell is coloured by its node and, when there
  * is room, carries the node's letter; a heavy line separates neighbouring
@@ -104,7 +104,7 @@ static void xml_text(FILE *f, const char *s)
 /* rank at coords + offset, -1 when it leaves a non-periodic grid */
 static int64_t neighbour(const smp_grid *g, const int64_t *c, const int32_t *off)
 {
-    int64_t r = 0;
+    int64_t t[SMP_MAX_DIMS];
     for (int i = 0; i < g->ndims; i++) {
         int64_t x = c[i] + off[i];
         if (x < 0 || x >= g->dims[i]) {
@@ -112,9 +112,9 @@ static int64_t neighbour(const smp_grid *g, const int64_t *c, const int32_t *off
                 return -1;
             x = ((x % g->dims[i]) + g->dims[i]) % g->dims[i];
         }
-        r = r * g->dims[i] + x;
+        t[i] = x;
     }
-    return r;
+    return smp_grid_rank(g, t); /* row- or column-major, as the grid numbers ranks */
 }
 
 /* ---- layout ----------------------------------------------------------- */
@@ -557,8 +557,8 @@ static int notes_write(const smp_grid *g, const struct layout *L, bool heat, int
     char buf[600];
     int n = 0, d = g->ndims;
     snprintf(buf, sizeof(buf),
-             "Rank r is cell r in row-major order: the last dimension runs left to right%s.%s",
-             d >= 2 ? ", the one before it top to bottom" : "",
+             "Rank r is cell r in %s order: the last dimension runs left to right%s.%s",
+             smp_order_name(g->order), d >= 2 ? ", the one before it top to bottom" : "",
              heat ? "" : " Letters and colours name the nodes.");
     n = wrap(buf, false, width, lines, warns, n);
     if (heat)
@@ -698,8 +698,11 @@ int svg_write(FILE *f, const svg_input *in)
         const struct panel *P = p ? &pb : &pp;
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"head\">", x0, top);
         xml_text(f, p ? "blocked (Slurm's default)" : in->plan_label ? in->plan_label : "placement");
-        fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" class=\"sub\">J_sum %lld, J_max %lld</text>\n", x0,
-                top + 17, (long long)P->score.j_sum, (long long)P->score.j_max);
+        fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" class=\"sub\">", x0, top + 17);
+        if (smp_stencil_weighted(in->stencil)) /* the objective first */
+            fprintf(f, "weighted J_sum %g, J_max %g; ", P->score.w_sum, P->score.w_max);
+        fprintf(f, "J_sum %lld, J_max %lld</text>\n", (long long)P->score.j_sum,
+                (long long)P->score.j_max);
         draw_panel(f, in, &L, P, x0, top + panel_head + 4, p ? "blocked" : "plan", heat);
     }
     if (heat)

@@ -12,6 +12,11 @@ static const char spec_line[] =
 
 static const char exit_line[] = "Exit status: 0 ok, 2 bad input, 3 infeasible, 4 system error.\n";
 
+static const char job_line[] =
+    "Inside an allocation (salloc, sbatch), when neither --nodes nor --slots is\n"
+    "given they default to SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE, and the\n"
+    "ranks of automatic dims to SLURM_NTASKS; a line on stderr says so.\n\n";
+
 static void plan_usage(FILE *out)
 {
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
@@ -38,6 +43,7 @@ static void plan_usage(FILE *out)
           "--help            this text\n"
           "\n",
           out);
+    fputs(job_line, out);
     fputs(exit_line, out);
 }
 
@@ -89,6 +95,7 @@ static void compare_usage(FILE *out)
           "--help            this text\n"
           "\n",
           out);
+    fputs(job_line, out);
     fputs(exit_line, out);
 }
 
@@ -119,6 +126,7 @@ static void draw_usage(FILE *out)
           "--help            this text\n"
           "\n",
           out);
+    fputs(job_line, out);
     fputs(exit_line, out);
 }
 

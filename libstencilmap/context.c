@@ -256,8 +256,9 @@ static stencilmap_status check_place(stencilmap_ctx *ctx)
         fmt_list(want, sizeof(want), c, pl->ndims);
         fmt_list(got, sizeof(got), pl->coords, pl->ndims);
         return ctx_err(ctx, STENCILMAP_ERR_ENV,
-                       "STENCIL_MAP_COORDS=%s but rank %lld has the row-major coordinates %s",
-                       got, (long long)ctx->rank, want);
+                       "STENCIL_MAP_COORDS=%s but rank %lld has the %s coordinates %s",
+                       got, (long long)ctx->rank, pl->column_major ? "column-major" : "row-major",
+                       want);
     }
     memcpy(pl->coords, c, sizeof(c));
     return STENCILMAP_OK;

@@ -238,6 +238,13 @@ static stencilmap_status place_parse(stencilmap_place *pl, stencilmap_getenv_fn 
     for (int i = 0; i < n; i++)
         pl->periods[i] = (int)v[i];
 
+    const char *order = get("STENCIL_MAP_ORDER", arg);
+    if (order && !strcmp(order, "column-major"))
+        pl->column_major = 1;
+    else if (order && strcmp(order, "row-major"))
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV,
+                      "STENCIL_MAP_ORDER='%.40s': must be row-major or column-major", order);
+
     const char *coords = get("STENCIL_MAP_COORDS", arg);
     if (coords) {
         if ((st = parse_list("STENCIL_MAP_COORDS", coords, STENCILMAP_MAX_DIMS, 0,
@@ -322,7 +329,8 @@ stencilmap_status stencilmap_place_parse(stencilmap_place *pl, stencilmap_getenv
 /* ---- grid ---------------------------------------------------------------- */
 void stencilmap_rank_coords(const stencilmap_place *pl, int64_t rank, int64_t *coords)
 {
-    for (int i = pl->ndims - 1; i >= 0; i--) {
+    for (int k = 0; k < pl->ndims; k++) {
+        int i = pl->column_major ? k : pl->ndims - 1 - k; /* the fastest axis first */
         coords[i] = rank % pl->dims[i];
         rank /= pl->dims[i];
     }
@@ -331,8 +339,10 @@ void stencilmap_rank_coords(const stencilmap_place *pl, int64_t rank, int64_t *c
 int64_t stencilmap_coords_rank(const stencilmap_place *pl, const int64_t *coords)
 {
     int64_t r = 0;
-    for (int i = 0; i < pl->ndims; i++)
+    for (int k = 0; k < pl->ndims; k++) {
+        int i = pl->column_major ? pl->ndims - 1 - k : k; /* the slowest axis first */
         r = r * pl->dims[i] + coords[i];
+    }
     return r;
 }
 

@@ -8,6 +8,7 @@
  *
  *   STENCIL_MAP_DIMS=4,3          grid dims (required)
  *   STENCIL_MAP_PERIODS=0,1       0/1 per dimension (required)
+ *   STENCIL_MAP_ORDER=row-major   or column-major (optional, default row-major)
  *   STENCIL_MAP_STENCIL=1,0;-1,0  offsets, ';' between vectors (required)
  *   STENCIL_MAP_COORDS=1,2        this task's coordinates (optional: when
  *                                 absent they are derived from the rank)
@@ -17,7 +18,10 @@
  *   STENCIL_MAP_BLOCKED_JSUM, _BLOCKED_JMAX   figures of the block layout
  *
  * Rank r has the row-major coordinates of r (last dimension fastest), as
- * MPI_Cart_create numbers ranks without reordering.
+ * MPI_Cart_create numbers ranks without reordering; with
+ * STENCIL_MAP_ORDER=column-major the column-major ones (first dimension
+ * fastest, as PETSc's DMDA: r = i + m*j).  Coordinates, dims and offsets
+ * are always in the grid's own axis order.
  *
  * The library needs PMIx only (no MPI).  stencilmap_init() publishes, for
  * every rank, under the PMIx keys below (all PMIX_STRING, PMIX_GLOBAL scope,
@@ -86,6 +90,7 @@ typedef struct {
     int64_t planned_jsum, planned_jmax;
     int has_blocked;
     int64_t blocked_jsum, blocked_jmax;
+    int column_major;   /* STENCIL_MAP_ORDER=column-major: first dimension fastest */
 } stencilmap_place;
 
 /* ---- environment (no PMIx) --------------------------------------------- */
@@ -101,8 +106,8 @@ stencilmap_status stencilmap_place_parse(stencilmap_place *pl, stencilmap_getenv
 stencilmap_status stencilmap_place_from_env(stencilmap_place *pl, char *msg, size_t msglen);
 void stencilmap_place_free(stencilmap_place *pl);
 
-/* Row-major coordinates of rank / rank of coordinates (no bounds check on
- * coords beyond 0 <= c < dims). */
+/* Coordinates of rank / rank of coordinates, row-major or column-major as
+ * the place says (no bounds check on coords beyond 0 <= c < dims). */
 void stencilmap_rank_coords(const stencilmap_place *pl, int64_t rank, int64_t *coords);
 int64_t stencilmap_coords_rank(const stencilmap_place *pl, const int64_t *coords);
 /* The rank that offset k of the stencil reaches from rank (wrapping on
@@ -185,7 +190,7 @@ typedef struct {
     double observed_wsum, observed_wmax;
     int64_t rank_edges;      /* this rank's outgoing inter-node edges */
     int64_t coords_checked;  /* neighbour coordinates read back through PMIx */
-    int64_t coords_wrong;    /* ... that were not the row-major ones */
+    int64_t coords_wrong;    /* ... that were not the ones of the rank (row- or column-major) */
     int agree;               /* observed == planned (both figures) */
     int nnodes;
     char **node_names;       /* nnodes, in order of first appearance by rank */

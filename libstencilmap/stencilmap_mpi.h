@@ -12,7 +12,11 @@
  *
  * The Cartesian communicator is created WITHOUT reordering, so its rank r
  * has the row-major coordinates of r, which is how the stencil_map plugin
- * placed the ranks on the nodes.  Errors are returned, never MPI_Abort'ed.
+ * placed the ranks on the nodes.  MPI numbers Cartesian ranks row-major
+ * only: for a column-major grid (STENCIL_MAP_ORDER=column-major) the
+ * communicator is created over the dims reversed, so rank r is the same
+ * process and MPI_Cart_coords gives the grid's coordinates last axis first.
+ * Errors are returned, never MPI_Abort'ed.
  */
 #ifndef STENCILMAP_MPI_H
 #define STENCILMAP_MPI_H
@@ -56,8 +60,9 @@ static inline stencilmap_status stencilmap_mpi_cart_create(MPI_Comm comm,
         place = &own;
     }
     for (int i = 0; i < place->ndims; i++) {
-        dims[i] = (int)place->dims[i];
-        periods[i] = place->periods[i];
+        int a = place->column_major ? place->ndims - 1 - i : i; /* MPI is row-major */
+        dims[i] = (int)place->dims[a];
+        periods[i] = place->periods[a];
     }
     MPI_Comm_size(comm, &size);
     if ((int64_t)size != place->size) {
@@ -79,12 +84,13 @@ static inline stencilmap_status stencilmap_mpi_cart_create(MPI_Comm comm,
         MPI_Comm_rank(*cart, &me);
         MPI_Cart_coords(*cart, me, place->ndims, c);
         for (int i = 0; i < place->ndims; i++)
-            if (c[i] != place->coords[i]) {
+            if (c[i] != place->coords[place->column_major ? place->ndims - 1 - i : i]) {
                 if (msg && msglen)
                     snprintf(msg, msglen,
                              "rank %d: MPI_Cart_coords differ from STENCIL_MAP_COORDS in dimension %d "
                              "(%d vs %lld): is comm's rank order the step's?",
-                             me, i + 1, c[i], (long long)place->coords[i]);
+                             me, i + 1, c[i],
+                             (long long)place->coords[place->column_major ? place->ndims - 1 - i : i]);
                 MPI_Comm_free(cart);
                 st = STENCILMAP_ERR_ENV;
                 break;

@@ -26,9 +26,14 @@ static void kd_split(const struct kd_ctx *c, smp_box *box, int64_t vol, int64_t 
     for (int i = 0; i < d; i++) {
         if (box->len[i] < 2)
             continue;
-        /* an axis no offset crosses is free to cut: score it above all */
-        double s = c->traffic[i] > 0 ? (double)box->len[i] / c->traffic[i]
-                                     : INFINITY;
+        /* an axis no offset crosses is free to cut: score it above all.
+         * A box spanning a whole periodic axis is a ring there: halving it
+         * cuts two layers of edges (the middle and the wrap), so that cut
+         * counts its traffic twice; once halved, each part is a line. */
+        double t = c->traffic[i];
+        if (c->grid->periods[i] && box->len[i] == c->grid->dims[i] && box->len[i] > 2)
+            t *= 2;
+        double s = t > 0 ? (double)box->len[i] / t : INFINITY;
         if (best < 0 || s > best_score ||
             (s == best_score && box->len[i] > box->len[best])) {
             best = i;

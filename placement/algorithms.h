@@ -85,6 +85,16 @@ static inline void smp_chunker_put(smp_chunker *ch, int64_t cell)
     }
 }
 
+/* A column-major grid as the row-major grid of its axes reversed, with the
+ * stencil's components reversed (st may be NULL); same ranks, same
+ * node_of_rank.  Free with smp_canon_free() whatever the status. */
+typedef struct {
+    smp_grid grid;
+    smp_stencil st;
+} smp_canon;
+smp_status smp_canon_make(smp_canon *c, const smp_grid *grid, const smp_stencil *st, smp_error *err);
+void smp_canon_free(smp_canon *c);
+
 /* Row-major strides of the grid. */
 void smp_strides(const smp_grid *grid, int64_t *stride);
 /* Feeds the cells of box to ch in boustrophedon order: order[0] is the

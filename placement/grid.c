@@ -2,9 +2,10 @@
 /* Cartesian process grids: validation, row-major rank <-> coordinates, and
  * MPI_Dims_create's balanced factorisation. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "stencilmap/placement.h"
+#include "algorithms.h"
 
 smp_status smp_grid_init(smp_grid *grid, int ndims, const int64_t *dims,
                          const bool *periods, smp_error *err)
@@ -35,6 +36,13 @@ smp_status smp_grid_init(smp_grid *grid, int ndims, const int64_t *dims,
 
 void smp_grid_coords(const smp_grid *grid, int64_t rank, int64_t *coords)
 {
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) {
+        for (int i = 0; i < grid->ndims; i++) {
+            coords[i] = rank % grid->dims[i];
+            rank /= grid->dims[i];
+        }
+        return;
+    }
     for (int i = grid->ndims - 1; i >= 0; i--) {
         coords[i] = rank % grid->dims[i];
         rank /= grid->dims[i];
@@ -44,9 +52,63 @@ void smp_grid_coords(const smp_grid *grid, int64_t rank, int64_t *coords)
 int64_t smp_grid_rank(const smp_grid *grid, const int64_t *coords)
 {
     int64_t r = 0;
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) {
+        for (int i = grid->ndims - 1; i >= 0; i--)
+            r = r * grid->dims[i] + coords[i];
+        return r;
+    }
     for (int i = 0; i < grid->ndims; i++)
         r = r * grid->dims[i] + coords[i];
     return r;
+}
+
+const char *smp_order_name(smp_order order)
+{
+    return order == SMP_ORDER_COLUMN_MAJOR ? "column-major" : "row-major";
+}
+
+bool smp_order_from_name(const char *name, smp_order *order)
+{
+    if (!strcmp(name, "row-major"))
+        *order = SMP_ORDER_ROW_MAJOR;
+    else if (!strcmp(name, "column-major"))
+        *order = SMP_ORDER_COLUMN_MAJOR;
+    else
+        return false;
+    return true;
+}
+
+/* A column-major grid numbers its cells exactly as the row-major grid of
+ * its axes reversed does, so the constructions, the scorer and refinement,
+ * which all work on row-major ranks, run on that grid with the offsets'
+ * components reversed; node_of_rank[] means the same on both. */
+smp_status smp_canon_make(smp_canon *c, const smp_grid *grid, const smp_stencil *st, smp_error *err)
+{
+    memset(c, 0, sizeof(*c));
+    int d = grid->ndims;
+    c->grid = *grid;
+    c->grid.order = SMP_ORDER_ROW_MAJOR;
+    for (int i = 0; i < d; i++) {
+        c->grid.dims[i] = grid->dims[d - 1 - i];
+        c->grid.periods[i] = grid->periods[d - 1 - i];
+    }
+    if (!st)
+        return SMP_OK;
+    c->st = *st; /* weights and name shared: the offsets keep their order */
+    int sd = st->ndims;
+    c->st.offsets = malloc(sizeof(int32_t) * (size_t)st->count * (size_t)(sd > 0 ? sd : 1));
+    if (!c->st.offsets)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "grid: out of memory");
+    for (int k = 0; k < st->count; k++)
+        for (int i = 0; i < sd; i++)
+            c->st.offsets[(size_t)k * sd + i] = st->offsets[(size_t)k * sd + (sd - 1 - i)];
+    return SMP_OK;
+}
+
+void smp_canon_free(smp_canon *c)
+{
+    free(c->st.offsets);
+    c->st.offsets = NULL;
 }
 
 /* Depth-first search over non-increasing factorisations drawn from the

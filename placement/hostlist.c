@@ -174,6 +174,31 @@ smp_status smp_counts_parse(const char *spec, const char *field, int32_t *slots,
     return SMP_OK;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A node named twice would get two shares of ranks while Slurm runs one
+ * set of tasks there: refused, naming the node. */
+static smp_status check_unique(char **names, int count, smp_error *err)
+{
+    if (count < 2)
+        return SMP_OK;
+    char **sorted = malloc(sizeof(char *) * (size_t)count);
+    if (!sorted)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "--nodes: out of memory");
+    memcpy(sorted, names, sizeof(char *) * (size_t)count);
+    qsort(sorted, (size_t)count, sizeof(char *), cmp_name);
+    smp_status s = SMP_OK;
+    for (int i = 1; i < count && !s; i++)
+        if (!strcmp(sorted[i - 1], sorted[i]))
+            s = smp_error_set(err, SMP_ERR_INPUT, "--nodes: node '%.200s' is named twice",
+                              sorted[i]);
+    free(sorted);
+    return s;
+}
+
 smp_status smp_nodes_parse(smp_nodes *nodes, const char *hostlist, const char *slots,
                            smp_error *err)
 {
@@ -181,7 +206,9 @@ smp_status smp_nodes_parse(smp_nodes *nodes, const char *hostlist, const char *s
     smp_status s = smp_hostlist_expand(hostlist, &nodes->names, &nodes->count, err);
     if (s)
         return s;
-    if (!slots || !*slots)
+    if ((s = check_unique(nodes->names, nodes->count, err)))
+        ;
+    else if (!slots || !*slots)
         s = smp_error_set(err, SMP_ERR_INPUT, "--slots: missing");
     else if (!(nodes->slots = malloc(sizeof(int32_t) * (size_t)nodes->count)))
         s = smp_error_set(err, SMP_ERR_SYSTEM, "--slots: out of memory");

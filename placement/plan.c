@@ -64,6 +64,18 @@ smp_status smp_plan_for(const smp_grid *grid, const smp_stencil *st, const int32
                         int nnodes, smp_algorithm alg, smp_objective obj, smp_placement *out,
                         smp_error *err)
 {
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) {
+        smp_canon c;
+        smp_status s = smp_canon_make(&c, grid, st, err);
+        if (!s)
+            s = smp_plan_for(&c.grid, &c.st, slots, nnodes, alg, obj, out, err);
+        else
+            memset(out, 0, sizeof(*out));
+        if (!s && out->fold_axis >= 0) /* an axis of the grid as given */
+            out->fold_axis = grid->ndims - 1 - out->fold_axis;
+        smp_canon_free(&c);
+        return s;
+    }
     memset(out, 0, sizeof(*out));
     out->fold_axis = -1;
     if (st->ndims != grid->ndims)

@@ -653,7 +653,7 @@ done:
 smp_status smp_refine(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                       int nnodes, int64_t budget, smp_refine_stats *stats, smp_error *err)
 {
-    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, SMP_OBJ_SUM, stats, err);
+    return smp_refine_for(grid, st, node_of_rank, nnodes, budget, SMP_OBJ_SUM, stats, err);
 }
 
 smp_status smp_refine_for(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
@@ -662,6 +662,14 @@ smp_status smp_refine_for(const smp_grid *grid, const smp_stencil *st, int32_t *
 {
     if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
         return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) { /* the same ranks, row-major */
+        smp_canon c;
+        smp_status s = smp_canon_make(&c, grid, st, err);
+        if (!s)
+            s = refine_impl(&c.grid, &c.st, node_of_rank, nnodes, NULL, budget, obj, stats, err);
+        smp_canon_free(&c);
+        return s;
+    }
     return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, obj, stats, err);
 }
 

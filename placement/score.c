@@ -6,13 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stencilmap/placement.h"
+#include "algorithms.h"
 
 smp_status smp_score_compute(const smp_grid *grid, const smp_stencil *st,
                              const int32_t *node_of_rank, int nnodes, smp_score *score,
                              smp_error *err)
 {
     memset(score, 0, sizeof(*score));
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) { /* the same ranks, row-major */
+        smp_canon c;
+        smp_status s = smp_canon_make(&c, grid, st, err);
+        if (!s)
+            s = smp_score_compute(&c.grid, &c.st, node_of_rank, nnodes, score, err);
+        smp_canon_free(&c);
+        return s;
+    }
     if (st->ndims != grid->ndims)
         return smp_error_set(err, SMP_ERR_INPUT,
                              "stencil: has %d dimensions but the grid has %d", st->ndims, grid->ndims);

@@ -69,6 +69,14 @@ smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int
                           smp_error *err)
 {
     memset(info, 0, sizeof(*info));
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) { /* the same ranks, row-major */
+        smp_canon c;
+        smp_status s = smp_canon_make(&c, grid, st, err);
+        if (!s)
+            s = smp_scotch_map(&c.grid, &c.st, slots, nnodes, node_of_rank, info, err);
+        smp_canon_free(&c);
+        return s;
+    }
     if (st->ndims != grid->ndims)
         return smp_error_set(err, SMP_ERR_INPUT, "stencil: has %d dimensions but the grid has %d",
                              st->ndims, grid->ndims);

@@ -94,6 +94,15 @@ smp_status smp_socket_score_compute(const smp_grid *grid, const smp_stencil *st,
                                     smp_socket_score *score, smp_error *err)
 {
     memset(score, 0, sizeof(*score));
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) { /* the same ranks, row-major */
+        smp_canon c;
+        smp_status s = smp_canon_make(&c, grid, st, err);
+        if (!s)
+            s = smp_socket_score_compute(&c.grid, &c.st, node_of_rank, nnodes, sockets,
+                                         socket_of_rank, score, err);
+        smp_canon_free(&c);
+        return s;
+    }
     if (st->ndims != grid->ndims)
         return smp_error_set(err, SMP_ERR_INPUT,
                              "stencil: has %d dimensions but the grid has %d", st->ndims, grid->ndims);
@@ -190,6 +199,15 @@ smp_status smp_plan_sockets(const smp_grid *grid, const smp_stencil *st,
                             const int32_t *node_of_rank, int nnodes, const int32_t *sockets,
                             int32_t *socket_of_rank, smp_socket_score *score, smp_error *err)
 {
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) { /* the same ranks, row-major */
+        smp_canon c;
+        smp_status s = smp_canon_make(&c, grid, st, err);
+        if (!s)
+            s = smp_plan_sockets(&c.grid, &c.st, node_of_rank, nnodes, sockets, socket_of_rank,
+                                 score, err);
+        smp_canon_free(&c);
+        return s;
+    }
     if (st->ndims != grid->ndims)
         return smp_error_set(err, SMP_ERR_INPUT,
                              "stencil: has %d dimensions but the grid has %d", st->ndims, grid->ndims);

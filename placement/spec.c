@@ -65,7 +65,7 @@ static smp_status parse_int_list(const json_t *arr, const char *field, int64_t m
 
 static smp_status parse_grid(smp_spec *spec, const json_t *g, smp_error *err)
 {
-    static const char *const keys[] = {"dims", "ndims", "periods", NULL};
+    static const char *const keys[] = {"dims", "ndims", "periods", "order", NULL};
     if (!json_is_object(g))
         return smp_error_set(err, SMP_ERR_INPUT, "grid: must be an object, not %s", json_kind(g));
     smp_status s = check_keys(g, "grid", keys, err);
@@ -125,7 +125,21 @@ static smp_status parse_grid(smp_spec *spec, const json_t *g, smp_error *err)
                                  "grid.periods: must be a list of booleans, not %s", json_kind(per));
         }
     }
-    return smp_grid_init(&spec->grid, ndims, d, periods, err);
+    smp_order order = SMP_ORDER_ROW_MAJOR;
+    json_t *ord = json_object_get(g, "order");
+    if (ord && !json_is_string(ord))
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "grid.order: must be \"row-major\" or \"column-major\", not %s",
+                             json_kind(ord));
+    if (ord && !smp_order_from_name(json_string_value(ord), &order))
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "grid.order: unknown '%.64s' (one of row-major: the last dimension "
+                             "fastest, as MPI_Cart_create; column-major: the first fastest, as "
+                             "PETSc's DMDA)",
+                             json_string_value(ord));
+    s = smp_grid_init(&spec->grid, ndims, d, periods, err);
+    spec->grid.order = order;
+    return s;
 }
 
 smp_status smp_stencil_from_json(smp_stencil *st, const json_t *js, int ndims,
@@ -333,9 +347,11 @@ smp_status smp_spec_resolve(smp_spec *spec, int64_t ntasks, smp_error *err)
         if (s)
             return s;
         memcpy(per, spec->grid.periods, sizeof(per));
+        smp_order order = spec->grid.order;
         s = smp_grid_init(&spec->grid, spec->grid.ndims, d, per, err);
         if (s)
             return s;
+        spec->grid.order = order;
         spec->dims_auto = false;
         return SMP_OK;
     }

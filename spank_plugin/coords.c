@@ -58,7 +58,18 @@ int sm_dims_parse(const char *s, int64_t *dims, int *ndims, int64_t *size, char 
     return 0;
 }
 
-int sm_coords_format(const int64_t *dims, int ndims, int64_t rank, char *out, size_t outlen)
+int sm_order_parse(const char *s, char *msg, size_t n)
+{
+    if (!strcmp(s, "row-major"))
+        return 0;
+    if (!strcmp(s, "column-major"))
+        return 1;
+    snprintf(msg, n, "STENCIL_MAP_ORDER: must be row-major or column-major, not '%.40s'", s);
+    return -1;
+}
+
+int sm_coords_format(const int64_t *dims, int ndims, int64_t rank, int column_major, char *out,
+                     size_t outlen)
 {
     int64_t size = 1;
     for (int i = 0; i < ndims; i++)
@@ -66,7 +77,8 @@ int sm_coords_format(const int64_t *dims, int ndims, int64_t rank, char *out, si
     if (rank < 0 || rank >= size)
         return -1;
     int64_t c[SMP_MAX_DIMS];
-    for (int i = ndims - 1; i >= 0; i--) {
+    for (int k = 0; k < ndims; k++) {
+        int i = column_major ? k : ndims - 1 - k; /* the fastest axis first */
         c[i] = rank % dims[i];
         rank /= dims[i];
     }

@@ -62,8 +62,8 @@ static json_t *build(const sm_step *st, const sm_policy *pol, uint32_t job_id, u
         json_t *per = json_array();
         for (int i = 0; i < g->ndims; i++)
             json_array_append_new(per, json_boolean(g->periods[i]));
-        json_object_set_new(j, "grid", json_pack("{s:o,s:o}", "dims", int_list(g->dims, g->ndims),
-                                                 "periods", per));
+        json_object_set_new(j, "grid", json_pack("{s:o,s:o,s:s}", "dims", int_list(g->dims, g->ndims),
+                                                 "periods", per, "order", smp_order_name(g->order)));
         const smp_stencil *sc = &st->spec.stencil;
         json_t *offs = json_array();
         for (int k = 0; k < sc->count; k++) {

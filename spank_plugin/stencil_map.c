@@ -392,12 +392,23 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         slurm_error("stencil-map: %s", msg);
         return -1;
     }
+    char order_s[16];
+    int column_major = 0;
+    e = spank_getenv(sp, "STENCIL_MAP_ORDER", order_s, sizeof(order_s));
+    if (e == ESPANK_SUCCESS)
+        column_major = sm_order_parse(order_s, msg, sizeof(msg));
+    else if (e != ESPANK_ENV_NOEXIST)
+        column_major = sm_order_parse("(unreadable or too long)", msg, sizeof(msg));
+    if (column_major < 0) {
+        slurm_error("stencil-map: %s", msg);
+        return -1;
+    }
     uint32_t rank;
     if (spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS) {
         slurm_error("stencil-map: cannot get the task's global id");
         return -1;
     }
-    if (sm_coords_format(dims, nd, rank, coords, sizeof(coords))) {
+    if (sm_coords_format(dims, nd, rank, column_major, coords, sizeof(coords))) {
         slurm_error("stencil-map: task %u is outside the grid STENCIL_MAP_DIMS=%s", rank, dims_s);
         return -1;
     }

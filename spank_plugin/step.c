@@ -237,6 +237,9 @@ int sm_step_export_env(const sm_step *st)
         per[i] = g->periods[i] ? 1 : 0;
     rc |= set_list("STENCIL_MAP_DIMS", g->dims, g->ndims);
     rc |= set_list("STENCIL_MAP_PERIODS", per, g->ndims);
+    /* how the ranks number the grid: the remote side's coordinates and the
+     * in-job library's neighbours follow it */
+    rc |= setenv("STENCIL_MAP_ORDER", smp_order_name(g->order), 1);
     /* offsets: "1,0;-1,0;..." */
     size_t cap = (size_t)sc->count * (size_t)sc->ndims * 12 + 16;
     char *buf = malloc(cap);

@@ -6,7 +6,9 @@
  *
  * This library has no Slurm or MPI dependency.  Ranks are numbered row-major
  * over the grid (the last dimension varies fastest), as MPI_Cart_create
- * numbers them without reordering.  A placement is an array node_of_rank[p].
+ * numbers them without reordering, or column-major (the first dimension
+ * fastest, as Fortran codes and PETSc's DMDA do: rank = i + m*j) when the
+ * grid says so.  A placement is an array node_of_rank[p].
  *
  * Every function that can fail takes an smp_error*, fills it with a message
  * naming the offending field or argument, and returns its status.
@@ -55,11 +57,18 @@ typedef enum {
     SMP_ALG_COUNT
 } smp_algorithm;
 
+/* How ranks number the cells of a grid. */
+typedef enum {
+    SMP_ORDER_ROW_MAJOR = 0, /* last dimension fastest (MPI_Cart_create) */
+    SMP_ORDER_COLUMN_MAJOR   /* first dimension fastest (Fortran, PETSc DMDA) */
+} smp_order;
+
 typedef struct {
     int ndims;
     int64_t dims[SMP_MAX_DIMS];
     bool periods[SMP_MAX_DIMS];
-    int64_t size; /* product of dims, <= SMP_MAX_RANKS */
+    int64_t size;    /* product of dims, <= SMP_MAX_RANKS */
+    smp_order order; /* smp_grid_init: row-major; set it afterwards */
 } smp_grid;
 
 typedef struct {
@@ -163,8 +172,12 @@ smp_status smp_grid_init(smp_grid *grid, int ndims, const int64_t *dims,
 /* MPI_Dims_create's balanced factorisation of p into ndims factors,
  * non-increasing; the most balanced one (smallest max/min) is chosen. */
 smp_status smp_dims_create(int64_t p, int ndims, int64_t *dims, smp_error *err);
+/* Rank <-> coordinates in the grid's own axis order, by grid->order. */
 void smp_grid_coords(const smp_grid *grid, int64_t rank, int64_t *coords);
 int64_t smp_grid_rank(const smp_grid *grid, const int64_t *coords);
+/* "row-major" / "column-major", and back (false when name is neither). */
+const char *smp_order_name(smp_order order);
+bool smp_order_from_name(const char *name, smp_order *order);
 
 /* ---- stencils --------------------------------------------------------- */
 /* Takes a copy of offsets/weights; validates no zero vector, no duplicates,

@@ -338,6 +338,29 @@ edit "$work/ed/root/11.0.json" 'd["nodes"][2] = "node1"'
 run 4 bad-duplicate-node 11.0 --record-dir "$work/ed" --no-slurm
 has bad-duplicate-node "nodes[2]: 'node1' listed twice"
 copy ed
+edit "$work/ed/root/11.0.json" 'd["grid"]["order"] = "fortran"'
+run 4 bad-order 11.0 --record-dir "$work/ed" --no-slurm
+has bad-order "grid.order: must be"
+# the 4x8 step recorded as the column-major 8x4 grid (axes and offsets
+# reversed) numbers the same ranks alike: consistent; as a row-major 8x4
+# grid it is another grid, whose figures the record's do not match
+copy ed
+edit "$work/ed/root/11.0.json" 'g = d["grid"]; g["dims"].reverse(); g["periods"].reverse(); g["order"] = "column-major"; [o.reverse() for o in d["stencil"]["offsets"]]'
+run 0 column-major 11.0 --record-dir "$work/ed" --no-slurm
+has column-major "8x4 column-major, 32 ranks"
+copy ed
+edit "$work/ed/root/11.0.json" 'g = d["grid"]; g["dims"].reverse(); g["periods"].reverse(); [o.reverse() for o in d["stencil"]["offsets"]]'
+run 1 column-major-as-row 11.0 --record-dir "$work/ed" --no-slurm
+# a weighted stencil: the weighted figures, which auto minimised, are shown
+copy ed
+edit "$work/ed/root/11.0.json" 'd["stencil"]["weights"] = [2, 2, 1, 1]'
+run 0 weighted 11.0 --record-dir "$work/ed" --no-slurm
+has weighted "weighted"
+run 0 weighted-json 11.0 --record-dir "$work/ed" --no-slurm --json
+py weighted-json 'd["steps"][0]["weighted"]["j_sum"] > 0 and d["steps"][0]["weighted"]["blocked"]["j_sum"] > 0'
+run 0 unweighted-json 11.0 --record-dir "$FIX" --no-slurm --json
+py unweighted-json '"weighted" not in d["steps"][0]'
+copy ed
 printf '{"job_id": 11,' >"$work/ed/root/11.0.json"
 run 4 bad-json 11.0 --record-dir "$work/ed" --no-slurm
 has bad-json "invalid JSON at line 1"

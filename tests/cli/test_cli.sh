@@ -8,6 +8,8 @@
 # tests/Makefile.am; python3 reads the JSON.
 
 SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
+# run outside any allocation: inside one, the job's nodes are the defaults
+unset SLURM_JOB_NODELIST SLURM_JOB_CPUS_PER_NODE SLURM_NTASKS SLURM_NPROCS
 : "${STENCILMAP_SPECS_DIR:?STENCILMAP_SPECS_DIR must name stencil-specs/}"
 if ! command -v python3 >/dev/null 2>&1; then
     echo "python3 not found: cannot read JSON"
@@ -352,6 +354,152 @@ err_has bad-objective "objective: unknown 'mean' (one of sum, max)"
 printf '{"grid": {"dims": [8, 6]}, "stencil": "5pt", "objective": ["max"]}\n' >"$work/badobj2.json"
 run 2 bad-objective-type plan "$work/badobj2.json" --nodes 'n[1-4]' --slots 12
 err_has bad-objective-type "objective: must be \"sum\" or \"max\""
+# ---- weighted stencils: the objective's figures everywhere ---------------------
+# x-edges weigh 2: bisect cuts the fewest edges (34) but auto's 36 weigh
+# less (40 against 44), and the table must show that, not the edge counts.
+printf '{"grid": {"dims": [8, 6]}, "stencil": {"offsets": [[1,0],[-1,0],[0,1],[0,-1]], "weights": [2,2,1,1]}, "objective": "sum"}\n' \
+    >"$work/weighted.json"
+run 0 weighted-compare compare "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6' --json
+check "compare --json: objective sum, weighted_j_sum minimised" \
+    test "$(jget "$work/weighted-compare.out" objective) $(jget "$work/weighted-compare.out" minimised)" = \
+         "sum weighted_j_sum"
+check "compare --json: auto's weighted J_sum is the least, its ratio weighted" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = {r["algorithm"]: r for r in j["algorithms"] if "j_sum" in r}
+auto, blk = rows["auto"], rows["blocked"]
+ok = all(auto["weighted"]["j_sum"] <= r["weighted"]["j_sum"] for r in rows.values())
+ok = ok and abs(auto["j_sum_ratio"] - auto["weighted"]["j_sum"] / blk["weighted"]["j_sum"]) < 1e-9
+ok = ok and rows["bisect"]["j_sum"] < auto["j_sum"]     # the case the issue is about
+ok = ok and "weighted" in auto["constructed"]
+sys.exit(0 if ok else 1)
+' "$work/weighted-compare.out"
+run 0 weighted-compare-text compare "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6'
+check "compare: the table names the weighted objective" \
+    grep -q '^objective: weighted J_sum' "$work/weighted-compare-text.out"
+check "compare: weighted columns first, auto at 40 weighted, 36 edges" \
+    grep -Eq '^auto +40 +16 .* 36 +16 ' "$work/weighted-compare-text.out"
+check "compare: bisect at 44 weighted" grep -Eq '^bisect +44 ' "$work/weighted-compare-text.out"
+run 0 unweighted-compare-text compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32
+check "compare: an unweighted table names the default objective, J_max first" \
+    grep -q '^objective: J_max, then J_sum' "$work/unweighted-compare-text.out"
+run 0 weighted-plan plan "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6' --json \
+    --hostfile "$work/h-weighted"
+check "plan --json: weighted_j_sum minimised, weighted figures 40" \
+    test "$(jget "$work/weighted-plan.out" minimised) $(jget "$work/weighted-plan.out" weighted.j_sum)" = \
+         "weighted_j_sum 40.0"
+run 0 weighted-plan-text plan "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6'
+check "plan: the summary leads with the weighted figures" \
+    grep -q 'weighted inter-node edges 40 (blocked 76)' "$work/weighted-plan-text.out"
+run 0 weighted-score score "$work/weighted.json" --hostfile "$work/h-weighted"
+check "score: weighted figures first" grep -q 'weighted inter-node edges 40,' "$work/weighted-score.out"
+run 0 weighted-score-json score "$work/weighted.json" --hostfile "$work/h-weighted" --json
+check "score --json: weighted_j_sum minimised" \
+    test "$(jget "$work/weighted-score-json.out" minimised)" = weighted_j_sum
+
+# ---- inside an allocation: --nodes/--slots/--ranks from the job -----------------
+# injob NAME EXPECTED_RC ARGS...: run as inside 'salloc -w node[1-4] -n 40'
+injob() {
+    name=$1 want=$2; shift 2
+    SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASKS=40 \
+        run "$want" "$name" "$@"
+}
+injob job-plan 0 plan auto:2d:5pt --hostfile "$work/h-job" --json
+run 0 job-plan-explicit plan auto:2d:5pt --nodes 'node[1-4]' --slots '16(x2),10,6' --ranks 40 \
+    --hostfile "$work/h-explicit" --json
+check "in a job: plan's hostfile equals the explicit form's" cmp -s "$work/h-job" "$work/h-explicit"
+check "in a job: plan places SLURM_NTASKS ranks" test "$(jget "$work/job-plan.out" ranks)" = 40
+err_has job-plan "inside an allocation: --nodes 'node[1-4]' --slots '16(x2),10,6' from SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE"
+err_has job-plan "--ranks 40 from SLURM_NTASKS"
+check "explicit form: says nothing about the job" test ! -s "$work/job-plan-explicit.err"
+injob job-plan-ranks 0 plan auto:2d:5pt --ranks 48 --json
+check "in a job: --ranks beats SLURM_NTASKS" test "$(jget "$work/job-plan-ranks.out" ranks)" = 48
+check "in a job: an explicit --ranks is not reported as defaulted" \
+    sh -c '! grep -q "from SLURM_NTASKS" "$1"' - "$work/job-plan-ranks.err"
+injob job-plan-fixed 0 plan "$work/thesis.json" --json
+check "in a job: a fixed grid keeps its size, SLURM_NTASKS is for automatic dims" \
+    test "$(jget "$work/job-plan-fixed.out" ranks)" = 12
+injob job-plan-nodes 0 plan auto:2d:5pt --nodes 'n[1-3]' --slots 4 --json
+check "in a job: explicit --nodes/--slots win, no default taken" \
+    test "$(jget "$work/job-plan-nodes.out" ranks)" = 12
+injob job-plan-half 2 plan auto:2d:5pt --nodes 'n[1-3]'
+err_has job-plan-half "--slots is required"
+injob job-compare 0 compare auto:2d:5pt --json
+check "in a job: compare on the job's nodes" \
+    test "$(jget "$work/job-compare.out" nodes) $(jget "$work/job-compare.out" ranks)" = "4 40"
+err_has job-compare "from SLURM_JOB_NODELIST"
+SLURM_JOB_NODELIST='n[1-2],n1' SLURM_JOB_CPUS_PER_NODE='4' run 2 job-bad plan auto:2d:5pt
+err_has job-bad "--nodes: node 'n1' is named twice"
+SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASKS=x \
+    run 0 job-bad-ntasks plan auto:2d:5pt --json
+err_has job-bad-ntasks "ignoring SLURM_NTASKS 'x'"
+check "in a job: an unreadable SLURM_NTASKS leaves every slot" \
+    test "$(jget "$work/job-bad-ntasks.out" ranks)" = 48
+SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NPROCS=24 \
+    run 0 job-nprocs plan auto:2d:5pt --json
+err_has job-nprocs "--ranks 24 from SLURM_NPROCS"
+check "in a job: SLURM_NPROCS when SLURM_NTASKS is unset" test "$(jget "$work/job-nprocs.out" ranks)" = 24
+SLURM_JOB_NODELIST='node[1-4]' run 2 job-no-cpus plan auto:2d:5pt
+err_has job-no-cpus "--nodes is required"
+
+# ---- grid.order: column-major ranks (PETSc DMDA: rank = i + m*j) --------------
+# the column-major 6x8 grid numbers its cells as the row-major 8x6 grid of
+# its axes reversed does: the same hostfile, the same figures
+printf '{"grid": {"dims": [6, 8], "order": "column-major"}, "stencil": "5pt"}\n' >"$work/cm.json"
+printf '{"grid": {"dims": [8, 6], "order": "row-major"}, "stencil": "5pt"}\n' >"$work/rm.json"
+for alg in auto blocked hyperplane strips kdtree bisect; do
+    run 0 cm-$alg plan "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --algorithm $alg \
+        --hostfile "$work/h-cm-$alg" --json
+    "$SM" plan "$work/rm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --algorithm $alg \
+        --hostfile "$work/h-rm-$alg" >/dev/null 2>&1
+    check "column-major 6x8 $alg: the hostfile of row-major 8x6" cmp -s "$work/h-cm-$alg" "$work/h-rm-$alg"
+done
+check "plan --json: order column-major" test "$(jget "$work/cm-auto.out" order)" = column-major
+check "plan --json: column-major 6x8 auto at 28 like the README's 8x6" \
+    test "$(jget "$work/cm-auto.out" j_sum) $(jget "$work/cm-blocked.out" j_sum)" = "28 40"
+run 0 cm-score score "$work/cm.json" --hostfile "$work/h-cm-auto" --json
+check "score: the column-major placement scores 28" test "$(jget "$work/cm-score.out" j_sum)" = 28
+printf '{"grid": {"dims": [6, 8]}, "stencil": "5pt"}\n' >"$work/rm68.json"
+run 0 cm-score-as-row score "$work/rm68.json" --hostfile "$work/h-cm-auto" --json
+check "score: the same hostfile read as a row-major 6x8 grid scores differently" \
+    test "$(jget "$work/cm-score-as-row.out" j_sum)" != 28
+# --map draws by coordinates: blocked fills the first column first
+run 0 cm-map plan "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --algorithm blocked --map
+check "--map: column-major blocked fills columns" \
+    test "$(sed -n 3p "$work/cm-map.out")" = "  AAABBBCD"
+run 0 cm-compare compare "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6'
+check "compare: says the grid is column-major" grep -q '^grid 6x8 column-major, ' "$work/cm-compare.out"
+printf '{"grid": {"dims": [6, 8], "order": "fortran"}, "stencil": "5pt"}\n' >"$work/cm-bad.json"
+run 2 cm-bad plan "$work/cm-bad.json" --nodes 'node[1-4]' --slots 12
+err_has cm-bad "grid.order: unknown 'fortran'"
+printf '{"grid": {"dims": [6, 8], "order": ["column-major"]}, "stencil": "5pt"}\n' >"$work/cm-bad2.json"
+run 2 cm-bad-type plan "$work/cm-bad2.json" --nodes 'node[1-4]' --slots 12
+err_has cm-bad-type "grid.order: must be"
+
+# ---- messages that tell what would have been right ---------------------------
+run 2 unknown-stencil-list plan auto:2d:nosuchstencil --nodes 'n[1-3]' --slots 4
+err_has unknown-stencil-list "valid names for 2-D: 5pt, 9pt"
+err_has unknown-stencil-list "nearest, component, hops"
+run 2 unknown-stencil-3d plan auto:3d:nosuchstencil --nodes 'n[1-3]' --slots 4
+err_has unknown-stencil-3d "27pt, 7pt, d3q19"
+check "unknown stencil: no 2-D names offered for a 3-D grid" \
+    sh -c '! grep -q "5pt" "$1"' - "$work/unknown-stencil-3d.err"
+run 2 unknown-spec-list plan nosuchspec --nodes 'n[1-3]' --slots 4
+err_has unknown-spec-list "valid names: "
+err_has unknown-spec-list "jacobi2d"
+run 2 5pt-on-3d plan auto:3d:5pt --nodes 'n[1-3]' --slots 4
+err_has 5pt-on-3d "stencil: '5pt' is 2-D but the grid has 3 dimensions; use 7pt"
+printf '{"grid": {"dims": [4, 4, 3]}, "stencil": "9pt"}\n' >"$work/9pt3d.json"
+run 2 9pt-on-3d plan "$work/9pt3d.json" --nodes 'n[1-3]' --slots 16
+err_has 9pt-on-3d "'9pt' is 2-D but the grid has 3 dimensions; use 27pt"
+run 2 27pt-on-2d plan auto:2d:27pt --nodes 'n[1-3]' --slots 4
+err_has 27pt-on-2d "use 9pt"
+run 2 7pt-on-4d plan auto:4d:7pt --nodes 'n[1-3]' --slots 4
+err_has 7pt-on-4d "stencils for 4-D: nearest, component, hops"
+run 2 node-twice plan auto:2d:5pt --nodes 'n[1-3],n2' --slots 4
+err_has node-twice "--nodes: node 'n2' is named twice"
+run 2 node-twice-compare compare auto:2d:5pt --nodes 'a,b,a' --slots 4
+err_has node-twice-compare "node 'a' is named twice"
 
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -6,6 +6,8 @@
 # Plain exit status for automake's harness; one line per check.
 
 SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
+# run outside any allocation: inside one, the job's nodes are the defaults
+unset SLURM_JOB_NODELIST SLURM_JOB_CPUS_PER_NODE SLURM_NTASKS SLURM_NPROCS
 : "${STENCILMAP_SPECS_DIR:?STENCILMAP_SPECS_DIR must name stencil-specs/}"
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: cannot parse the SVG"; exit 99; }
 if ! command -v rsvg-convert >/dev/null 2>&1; then
@@ -139,6 +141,55 @@ run 2 size-mismatch draw auto:3d:7pt --hostfile "$work/readme.hosts" --ranks 64 
 run 3 infeasible draw auto:2d:5pt --nodes 'n[1-2]' --slots 8 --ranks 20 --svg "$work/x.svg"
 run 4 unwritable draw auto:2d:5pt --nodes 'n[1-2]' --slots 8 --svg "$work/no/such/dir/x.svg"
 grep -q "cannot create" "$work/unwritable.err" && pass "unwritable: named" || fail "unwritable: message"
+
+# a column-major grid is drawn by its coordinates: the column-major 6x8
+# plan is the row-major 8x6 plan transposed, with as many cut lines
+printf '{"grid": {"dims": [6, 8], "order": "column-major"}, "stencil": "5pt"}\n' >"$work/cm.json"
+run 0 column-major draw "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --svg "$work/cm.svg"
+"$SM" plan "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --hostfile "$work/cm.hosts" >/dev/null
+svg_check column-major "$work/cm.svg" 48 "$work/cm.hosts"
+grep -q 'Rank r is cell r in column-major order' "$work/cm.svg" && pass "column-major: the note says the order" ||
+    fail "column-major: the note does not say column-major"
+cuts() { # SVG: cut-line elements of the plan and blocked panels
+    python3 - "$1" <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+out = []
+for pid in ("plan", "blocked"):
+    g = [e for e in root.iter(ns + "g") if e.get("id") == pid][0]
+    out.append(sum(len(list(c)) for c in g.iter(ns + "g") if c.get("class") == "cut"))
+print(*out)
+PY
+}
+outs() { grep -o '[0-9]* ranks, [0-9]* out[^<]*' "$1"; } # the legend's edges leaving each node
+[ -n "$(outs "$work/cm.svg")" ] && [ "$(outs "$work/cm.svg")" = "$(outs "$work/readme.svg")" ] &&
+    pass "column-major: the legend's edges per node are the row-major 8x6's" ||
+    fail "column-major: legend $(outs "$work/cm.svg" | tr '\n' ';') vs $(outs "$work/readme.svg" | tr '\n' ';')"
+[ "$(cuts "$work/cm.svg")" = "$(cuts "$work/readme.svg")" ] &&
+    pass "column-major: as many cut lines as the row-major 8x6 ($(cuts "$work/cm.svg"))" ||
+    fail "column-major: cut lines $(cuts "$work/cm.svg") vs row-major $(cuts "$work/readme.svg")"
+
+# a weighted stencil: each panel leads with the weighted figures (under
+# objective sum, whose plan the figures below are)
+printf '{"grid": {"dims": [8, 6]}, "stencil": {"offsets": [[1,0],[-1,0],[0,1],[0,-1]], "weights": [2,2,1,1]}, "objective": "sum"}\n' \
+    >"$work/weighted.json"
+run 0 weighted draw "$work/weighted.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --svg "$work/weighted.svg"
+grep -q 'weighted J_sum 40, J_max 16; J_sum 36, J_max 16' "$work/weighted.svg" &&
+    grep -q 'weighted J_sum 76, J_max 26; J_sum 40, J_max 14' "$work/weighted.svg" &&
+    pass "weighted: the panels show the weighted figures first" || fail "weighted: no weighted figures"
+
+# inside an allocation the job's nodes, slots and task count are the defaults
+SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASKS=48 \
+    run 0 in-job draw auto:2d:5pt --svg "$work/in-job.svg"
+cmp -s "$work/in-job.svg" "$work/readme.svg" && pass "in-job: the same picture as the explicit form" \
+    || fail "in-job: differs from --nodes 'node[1-4]' --slots '16(x2),10,6'"
+grep -q "from SLURM_JOB_NODELIST" "$work/in-job.err" && pass "in-job: says it took the job's nodes" \
+    || fail "in-job: silent about the defaults"
+SLURM_JOB_NODELIST='n[1-9]' SLURM_JOB_CPUS_PER_NODE='1' \
+    run 0 in-job-hostfile draw auto:2d:5pt --hostfile "$work/readme.hosts" --svg "$work/in-job-hf.svg"
+cmp -s "$work/in-job-hf.svg" "$work/hostfile.svg" && pass "in-job: a --hostfile placement ignores the job" \
+    || fail "in-job: --hostfile drawing took the job's nodes"
 
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -338,6 +338,14 @@ run_test bad-env-detected t_bad_env
 run_test halo-planned-hyperplane-n30 t_halo hyperplane:2d:5pt 30 -i 30 -s 4096
 run_test halo-blocked-n30 t_halo blocked:2d:5pt 30 -i 30 -s 4096
 run_test halo-planned-3d-7pt-n24 t_halo auto:3d:7pt 24 -i 20 -s 1024
+# column-major ranks (PETSc DMDA): the plugin's STENCIL_MAP_COORDS, the
+# library's coordinates and neighbours, MPI's Cartesian communicator (dims
+# reversed) and the plan all follow the grid's order
+CM_SPEC=$WORK/spec-column-major-8x4-9pt.json
+printf '{"grid": {"dims": [8, 4], "periods": [true, false], "order": "column-major"}, "stencil": "9pt"}\n' \
+    >"$CM_SPEC"
+run_test verify-column-major-8x4-9pt-n32 t_verify "$CM_SPEC" 32
+run_test halo-column-major-8x4-9pt-n32 t_halo "$CM_SPEC" 32 -i 20 -s 1024
 run_test halo-no-placement-args t_halo_plain 16 --dims 4,4 --periods 1,1 -i 20
 
 cluster_up 8,8,6,4

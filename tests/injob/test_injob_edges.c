@@ -44,6 +44,7 @@ typedef struct {
     int32_t offsets[64 * SMP_MAX_DIMS];
     double weights[64];
     bool weighted;
+    bool column_major; /* STENCIL_MAP_ORDER=column-major, grid.order alike */
 } case_t;
 
 static void random_case(case_t *c, int max_dims, int max_extent, int max_off)
@@ -73,6 +74,7 @@ static void random_case(case_t *c, int max_dims, int max_extent, int max_off)
         c->count = 1;
     }
     c->weighted = rnd() % 3 == 0;
+    c->column_major = rnd() & 1;
     for (int k = 0; k < c->count; k++)
         c->weights[k] = c->weighted ? rnd_in(1, 8) / 4.0 : 1.0;
 }
@@ -97,7 +99,9 @@ static void case_place(const case_t *c, stencilmap_place *pl, int with_weights)
                                   c->offsets[k * c->ndims + i]);
         x += (size_t)snprintf(w + x, sizeof(w) - x, "%s%.17g", k ? "," : "", c->weights[k]);
     }
-    char *env[] = {dims, per, sten, with_weights ? w : NULL, NULL};
+    char order[] = "STENCIL_MAP_ORDER=column-major";
+    char *env[] = {dims, per, sten, c->column_major ? order : NULL, NULL, NULL};
+    env[c->column_major ? 4 : 3] = with_weights ? w : NULL;
     char msg[STENCILMAP_MSG_LEN];
     stencilmap_status st = stencilmap_place_parse(pl, table_get, env, msg, sizeof(msg));
     if (st != STENCILMAP_OK)
@@ -123,6 +127,7 @@ static void compare_one(const case_t *c, int nnodes, int iter)
     smp_error err;
     smp_grid grid;
     assert_int_equal(smp_grid_init(&grid, c->ndims, c->dims, c->periods, &err), SMP_OK);
+    grid.order = c->column_major ? SMP_ORDER_COLUMN_MAJOR : SMP_ORDER_ROW_MAJOR;
     smp_stencil st;
     smp_status s = smp_stencil_init(&st, c->ndims, c->count, c->offsets,
                                     c->weighted ? c->weights : NULL, "stencil", &err);
@@ -202,6 +207,7 @@ static void test_plans(void **state)
             smp_error err;
             smp_grid grid;
             assert_int_equal(smp_grid_init(&grid, c.ndims, c.dims, c.periods, &err), SMP_OK);
+            grid.order = c.column_major ? SMP_ORDER_COLUMN_MAJOR : SMP_ORDER_ROW_MAJOR;
             smp_stencil st;
             assert_int_equal(smp_stencil_init(&st, c.ndims, c.count, c.offsets,
                                               c.weighted ? c.weights : NULL, "stencil", &err),

@@ -245,6 +245,47 @@ static void test_grid(void **state)
     stencilmap_place_free(&pl);
 }
 
+/* STENCIL_MAP_ORDER=column-major: the first dimension fastest (PETSc DMDA:
+ * rank = i + m*j), coordinates and offsets in the grid's own axis order. */
+static void test_grid_column_major(void **state)
+{
+    (void)state;
+    const char *env[] = {"STENCIL_MAP_DIMS=4,3", "STENCIL_MAP_PERIODS=0,1",
+                         "STENCIL_MAP_ORDER=column-major",
+                         "STENCIL_MAP_STENCIL=1,0;-1,0;0,1;0,-1;2,2", NULL};
+    assert_int_equal(parse(env), STENCILMAP_OK);
+    assert_int_equal(pl.column_major, 1);
+    int64_t c[2];
+    for (int64_t r = 0; r < 12; r++) {
+        stencilmap_rank_coords(&pl, r, c);
+        assert_int_equal(c[0], r % 4);
+        assert_int_equal(c[1], r / 4);
+        assert_int_equal(stencilmap_coords_rank(&pl, c), r);
+    }
+    /* rank 5 = (1,1): +1,0 -> (2,1)=6; -1,0 -> (0,1)=4; 0,+1 -> (1,2)=9;
+     * 0,-1 -> (1,0)=1; 2,2 -> (3,0) wrapping on the periodic axis = 3 */
+    assert_int_equal(stencilmap_neighbor(&pl, 5, 0), 6);
+    assert_int_equal(stencilmap_neighbor(&pl, 5, 1), 4);
+    assert_int_equal(stencilmap_neighbor(&pl, 5, 2), 9);
+    assert_int_equal(stencilmap_neighbor(&pl, 5, 3), 1);
+    assert_int_equal(stencilmap_neighbor(&pl, 5, 4), 3);
+    assert_int_equal(stencilmap_neighbor(&pl, 3, 0), -1); /* (3,0) + (1,0) leaves */
+    stencilmap_place_free(&pl);
+    const char *rm[] = {BASE, "STENCIL_MAP_ORDER=row-major", NULL};
+    assert_int_equal(parse(rm), STENCILMAP_OK);
+    assert_int_equal(pl.column_major, 0);
+    stencilmap_place_free(&pl);
+    const char *bad[] = {BASE, "STENCIL_MAP_ORDER=fortran", NULL};
+    expect_env_error(bad, "STENCIL_MAP_ORDER='fortran'");
+    /* coordinates the plugin set must be the column-major ones */
+    const char *coords[] = {BASE, "STENCIL_MAP_ORDER=column-major", "STENCIL_MAP_COORDS=1,1", NULL};
+    assert_int_equal(parse(coords), STENCILMAP_OK);
+    stencilmap_rank_coords(&pl, 5, c);
+    assert_int_equal(c[0], pl.coords[0]);
+    assert_int_equal(c[1], pl.coords[1]);
+    stencilmap_place_free(&pl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_bad_periods), cmocka_unit_test(test_bad_coords),
         cmocka_unit_test(test_bad_stencil), cmocka_unit_test(test_bad_weights),
         cmocka_unit_test(test_bad_figures), cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_grid_column_major),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

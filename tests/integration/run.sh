@@ -62,6 +62,32 @@ t_algorithm() { # SPEC SLOTS [SRUN ARGS...]
     verify_run "$spec" out err "$n"
 }
 
+# a. stencil-map plan inside salloc, no --nodes/--slots/--ranks: the job's
+# values, said on stderr; the same hostfile as the explicit form with those
+# values, and the placement srun --stencil-map then launches
+t_cli_in_job() { # SALLOC_N
+    local n=$1
+    # shellcheck disable=SC2016
+    mc salloc -N4 -n"$n" sh -c 'echo "$SLURM_JOB_NODELIST $SLURM_JOB_CPUS_PER_NODE $SLURM_NTASKS" >job.env &&
+        "$1" plan auto:2d:5pt --hostfile injob.hosts >injob.out 2>injob.err &&
+        srun --stencil-map=auto:2d:5pt "$2"' - "$SM" "$TASK" >out 2>err ||
+        { fail "salloc failed"; cat err injob.err; return 1; }
+    cat job.env injob.err injob.out
+    local nodelist cpus ntasks
+    read -r nodelist cpus ntasks <job.env
+    [ "$ntasks" = "$n" ] || { fail "SLURM_NTASKS is '$ntasks', wanted $n"; return 1; }
+    grep -qF "inside an allocation: --nodes '$nodelist' --slots '$cpus' from SLURM_JOB_NODELIST" injob.err ||
+        { fail "plan did not say it took the job's nodes"; return 1; }
+    grep -qF -- "--ranks $n from SLURM_NTASKS" injob.err || { fail "plan did not say it took SLURM_NTASKS"; return 1; }
+    "$SM" plan auto:2d:5pt --nodes "$nodelist" --slots "$cpus" --ranks "$n" --hostfile explicit.hosts \
+        >explicit.out 2>explicit.err || { fail "explicit plan failed"; cat explicit.err; return 1; }
+    [ ! -s explicit.err ] || { fail "the explicit form printed to stderr"; cat explicit.err; return 1; }
+    cmp -s injob.hosts explicit.hosts || { fail "in-job plan differs from the explicit form"; paste injob.hosts explicit.hosts; return 1; }
+    sort -n out | grep -E '^[0-9]+ ' | awk '{ print $2 }' >observed
+    cmp -s injob.hosts observed || { fail "srun --stencil-map ran elsewhere"; paste injob.hosts observed; return 1; }
+    echo "in-job plan = explicit plan on $nodelist/$cpus = where srun placed the $n ranks"
+}
+
 # a. srun options narrowing the allocation: -n, -N, --ntasks-per-node
 t_subset() { # SPEC EXPECTED_RANKS PLAN_ARGS -- SRUN ARGS
     local spec=$1 n=$2 nodes=$3 slots=$4
@@ -320,6 +346,15 @@ t_remote_forged() {
     STENCIL_MAP_DIMS=2,2 mc salloc -N1 -n4 srun sh -c 'echo "$SLURM_PROCID $STENCIL_MAP_COORDS"' >out 2>err ||
         { fail "valid forged dims failed"; cat err; return 1; }
     [ "$(sort -n out | tr '\n' ' ')" = "0 0,0 1 0,1 2 1,0 3 1,1 " ] || { fail "coords: $(sort -n out | tr '\n' ' ')"; return 1; }
+    # STENCIL_MAP_ORDER=column-major: the first dimension fastest; anything
+    # else but row-major fails the task
+    STENCIL_MAP_DIMS=2,2 STENCIL_MAP_ORDER=column-major mc salloc -N1 -n4 srun sh -c 'echo "$SLURM_PROCID $STENCIL_MAP_COORDS"' >out 2>err ||
+        { fail "valid forged order failed"; cat err; return 1; }
+    [ "$(sort -n out | tr '\n' ' ')" = "0 0,0 1 1,0 2 0,1 3 1,1 " ] || { fail "column-major coords: $(sort -n out | tr '\n' ' ')"; return 1; }
+    if STENCIL_MAP_DIMS=2,2 STENCIL_MAP_ORDER=fortran mc salloc -N1 -n4 srun sh -c 'echo started' >out 2>err; then
+        fail "STENCIL_MAP_ORDER=fortran was accepted"; cat out err; return 1
+    fi
+    echo "rejected STENCIL_MAP_ORDER=fortran: $(grep -ho 'stencil-map: .*' "$MINICLUSTER_DIR"/log/slurmd-node*.log | tail -1)"
     local bad
     for bad in 'abc' '0,2' '-1' '2,,2' "$(printf '9%.0s' $(seq 1 300))" '1,1,1,1,1,1,1,1,1' '99999,99999,99999' '1,2'; do
         if STENCIL_MAP_DIMS=$bad mc salloc -N1 -n4 srun sh -c 'echo started' >out 2>err; then
@@ -473,6 +508,12 @@ for alg in hyperplane strips kdtree nodecart auto; do
     spec_file "$alg" '[2, 4, 4]' 7pt
     REQUIRE_NOT_BLOCKED=1 run_test "a-$alg-2x4x4-7pt" t_algorithm "$WORK/spec-$alg-2x4x4-7pt.json" 32
 done
+# column-major ranks (PETSc DMDA): the plan, STENCIL_MAP_COORDS and the
+# record follow the grid's order; 9pt on 4x8 so the orders' plans differ
+printf '{"grid": {"dims": [4, 8], "order": "column-major"}, "stencil": "9pt", "algorithm": "auto"}\n' \
+    >"$WORK/spec-column-major-4x8-9pt.json"
+COORDS_ORDER=column-major REQUIRE_NOT_BLOCKED=1 run_test a-column-major-4x8-9pt t_algorithm \
+    "$WORK/spec-column-major-4x8-9pt.json" 32
 spec_file blocked '[4, 8]' 5pt
 run_test a-blocked-4x8-5pt t_algorithm "$WORK/spec-blocked-4x8-5pt.json" 32
 run_test a-auto-compact-2d-5pt t_algorithm auto:2d:5pt 32
@@ -521,6 +562,7 @@ spec_file hyperplane '[4, 6]' 5pt
 REQUIRE_NOT_BLOCKED=1 run_test a-hetero-srun-n24-4x6 t_algorithm "$WORK/spec-hyperplane-4x6-5pt.json" 26 -n24
 run_test e-hetero-inherited-ntasks t_inherited_ntasks "$WORK/spec-hyperplane-4x6-5pt.json" 24 26
 run_test a-hetero-auto-compact-3d t_algorithm auto:3d:7pt 26
+run_test a-hetero-cli-in-job t_cli_in_job 24
 run_test a-hetero-nodecart-infeasible t_error 'nodecart: needs the same number of ranks on every node' 26 --stencil-map=nodecart:2d:5pt
 
 echo "== sockets: 2 nodes x 8 CPUs claiming 2 sockets"

@@ -164,14 +164,16 @@ verify_run() {
     scored=$(json_get "$dir/score.json" 'd["j_sum"]')
     [ "$planned" = "$scored" ] || { fail "J_sum of observed placement $scored != planned $planned"; return 1; }
     echo "J_sum: planned $planned = scored from observed $scored"
-    # coordinates: row-major of the rank (last dimension fastest)
-    awk '{
+    # coordinates: row-major of the rank (last dimension fastest), or with
+    # COORDS_ORDER=column-major the first dimension fastest
+    awk -v cm="${COORDS_ORDER:-row-major}" '{
         nd = split($4, d, ","); r = $1; s = "";
-        for (i = nd; i >= 1; i--) { c[i] = r % d[i]; r = int(r / d[i]) }
+        if (cm == "column-major") { for (i = 1; i <= nd; i++) { c[i] = r % d[i]; r = int(r / d[i]) } }
+        else { for (i = nd; i >= 1; i--) { c[i] = r % d[i]; r = int(r / d[i]) } }
         for (i = 1; i <= nd; i++) s = s (i > 1 ? "," : "") c[i];
         if (s != $3) { printf "rank %d: coords %s, expected %s\n", $1, $3, s; bad = 1 }
     } END { exit bad }' "$dir/tasks" || { fail "STENCIL_MAP_COORDS wrong"; return 1; }
-    echo "coords: row-major for all ranks"
+    echo "coords: ${COORDS_ORDER:-row-major} for all ranks"
     # SLURM_HOSTFILE's private path is not leaked to the tasks
     awk '$10 != "-" { exit 1 }' "$dir/tasks" || { fail "tasks see SLURM_HOSTFILE"; return 1; }
     # the record: valid JSON, same j_sum and placement (NO_RECORD=1: a test

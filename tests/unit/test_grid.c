@@ -74,6 +74,32 @@ static void test_coords_row_major(void **state)
     assert_int_equal(smp_grid_rank(&g, q), 7);
 }
 
+/* column-major: the first dimension fastest, PETSc DMDA's rank = i + m*j */
+static void test_coords_column_major(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    int64_t dims[3] = {4, 3, 2}, c[3];
+    assert_ok(smp_grid_init(&g, 3, dims, NULL, &err), err);
+    assert_int_equal(g.order, SMP_ORDER_ROW_MAJOR);
+    g.order = SMP_ORDER_COLUMN_MAJOR;
+    for (int64_t r = 0; r < g.size; r++) {
+        smp_grid_coords(&g, r, c);
+        assert_int_equal(c[0], r % 4);
+        assert_int_equal(c[1], r / 4 % 3);
+        assert_int_equal(c[2], r / 12);
+        assert_int_equal(smp_grid_rank(&g, c), r);
+        assert_int_equal(c[0] + 4 * c[1] + 12 * c[2], r);
+    }
+    smp_order o;
+    assert_true(smp_order_from_name("column-major", &o) && o == SMP_ORDER_COLUMN_MAJOR);
+    assert_true(smp_order_from_name("row-major", &o) && o == SMP_ORDER_ROW_MAJOR);
+    assert_false(smp_order_from_name("fortran", &o));
+    assert_string_equal(smp_order_name(SMP_ORDER_COLUMN_MAJOR), "column-major");
+    assert_string_equal(smp_order_name(SMP_ORDER_ROW_MAJOR), "row-major");
+}
+
 static void test_coords_round_trip(void **state)
 {
     (void)state;
@@ -225,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_grid_init_valid),
         cmocka_unit_test(test_grid_init_rejects),
         cmocka_unit_test(test_coords_row_major),
+        cmocka_unit_test(test_coords_column_major),
         cmocka_unit_test(test_coords_round_trip),
         cmocka_unit_test(test_dims_create_examples),
         cmocka_unit_test(test_dims_create_large),

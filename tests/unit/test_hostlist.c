@@ -163,6 +163,9 @@ static void test_nodes_parse_rejects(void **state)
     assert_err(smp_nodes_parse(&nodes, "n[1-2]", "", &err), SMP_ERR_INPUT, err, "--slots");
     assert_err(smp_nodes_parse(&nodes, "n[1-2]", NULL, &err), SMP_ERR_INPUT, err, "--slots");
     assert_err(smp_nodes_parse(&nodes, "n[2-1]", "8", &err), SMP_ERR_INPUT, err, "--nodes");
+    assert_err(smp_nodes_parse(&nodes, "n[1-3],n2", "8", &err), SMP_ERR_INPUT, err,
+               "node 'n2' is named twice");
+    assert_err(smp_nodes_parse(&nodes, "b,a,b", "8", &err), SMP_ERR_INPUT, err, "'b'");
     assert_int_equal(nodes.count, 0);
     assert_null(nodes.names);
 }

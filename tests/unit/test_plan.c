@@ -189,6 +189,110 @@ static void test_plan_thesis_example(void **state)
     smp_stencil_free(&st);
 }
 
+/* kdtree on periodic axes: halving a box that spans a whole periodic axis
+ * cuts a ring twice, so such an axis is halved later (figures measured
+ * before the change in comments). */
+static void test_plan_kdtree_periodic(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t dims[3];
+        bool periods[3];
+        int ndims, nnodes;
+        const char *stencil;
+        int64_t j_sum, before, blocked;
+    } cases[] = {
+        {{8, 6}, {false, true}, 2, 4, "nearest", 36, 44, 36},
+        {{8, 6}, {true, false}, 2, 6, "nearest", 64, 72, 80},
+        {{6, 6, 6}, {true, false, false}, 3, 4, "nearest", 144, 216, 312},
+        {{4, 4, 3}, {false, false, true}, 3, 16, "nearest", 144, 192, 144},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        smp_error err;
+        smp_grid g;
+        smp_stencil st;
+        assert_ok(smp_grid_init(&g, cases[k].ndims, cases[k].dims, cases[k].periods, &err), err);
+        assert_ok(smp_stencil_family(&st, cases[k].stencil, cases[k].ndims, &err), err);
+        int32_t slots[16];
+        for (int i = 0; i < cases[k].nnodes; i++)
+            slots[i] = (int32_t)(g.size / cases[k].nnodes);
+        smp_placement pl, blk;
+        check_plan("kdtree periodic", &g, &st, slots, cases[k].nnodes, SMP_ALG_KDTREE, &pl);
+        check_plan("kdtree periodic", &g, &st, slots, cases[k].nnodes, SMP_ALG_BLOCKED, &blk);
+        assert_int_equal(pl.score.j_sum, cases[k].j_sum);
+        assert_int_equal(blk.score.j_sum, cases[k].blocked);
+        assert_true(pl.score.j_sum < cases[k].before);
+        smp_placement_free(&pl);
+        smp_placement_free(&blk);
+        smp_stencil_free(&st);
+    }
+}
+
+/* A column-major grid is planned as the row-major grid of its axes
+ * reversed: the same node_of_rank, the same figures, for every algorithm;
+ * the scorer, refinement and the socket split agree. */
+static void test_plan_column_major(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid cm, rm;
+    smp_stencil st, rst;
+    int64_t dims[3] = {5, 4, 3}, rdims[3] = {3, 4, 5};
+    bool per[3] = {true, false, false}, rper[3] = {false, false, true};
+    /* an asymmetric weighted stencil, so a missed reversal shows */
+    int32_t offs[] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 2, 1, 0};
+    int32_t roffs[] = {0, 0, 1, 0, 0, -1, 0, 1, 0, 0, -1, 0, 1, 0, 0, -1, 0, 0, 0, 1, 2};
+    double w[] = {3, 3, 1, 1, 2, 2, 5};
+    assert_ok(smp_grid_init(&cm, 3, dims, per, &err), err);
+    cm.order = SMP_ORDER_COLUMN_MAJOR;
+    assert_ok(smp_grid_init(&rm, 3, rdims, rper, &err), err);
+    assert_ok(smp_stencil_init(&st, 3, 7, offs, w, "stencil", &err), err);
+    assert_ok(smp_stencil_init(&rst, 3, 7, roffs, w, "stencil", &err), err);
+    int32_t slots[5] = {16, 16, 12, 10, 6};
+    for (int a = 0; a < SMP_ALG_COUNT; a++) {
+        smp_placement p1, p2;
+        smp_status s1 = smp_plan(&cm, &st, slots, 5, (smp_algorithm)a, &p1, &err);
+        smp_status s2 = smp_plan(&rm, &rst, slots, 5, (smp_algorithm)a, &p2, &err);
+        assert_int_equal(s1, s2);
+        if (!s1) {
+            assert_memory_equal(p1.node_of_rank, p2.node_of_rank, sizeof(int32_t) * 60);
+            assert_int_equal(p1.score.j_sum, p2.score.j_sum);
+            assert_true(p1.score.w_sum == p2.score.w_sum);
+            smp_score sc;
+            assert_ok(smp_score_compute(&cm, &st, p1.node_of_rank, 5, &sc, &err), err);
+            assert_int_equal(sc.j_sum, p1.score.j_sum);
+            assert_int_equal(sc.j_max, p1.score.j_max);
+            if (p1.fold_axis >= 0)
+                assert_int_equal(p1.fold_axis, 2 - p2.fold_axis);
+            int32_t sockets[5] = {2, 2, 2, 2, 2}, s_a[60], s_b[60];
+            smp_socket_score ss1, ss2;
+            assert_ok(smp_plan_sockets(&cm, &st, p1.node_of_rank, 5, sockets, s_a, &ss1, &err), err);
+            assert_ok(smp_plan_sockets(&rm, &rst, p2.node_of_rank, 5, sockets, s_b, &ss2, &err), err);
+            assert_memory_equal(s_a, s_b, sizeof(s_a));
+            assert_int_equal(ss1.j_sum, ss2.j_sum);
+            smp_socket_score sc1;
+            assert_ok(smp_socket_score_compute(&cm, &st, p1.node_of_rank, 5, sockets, s_a, &sc1, &err),
+                      err);
+            assert_int_equal(sc1.j_sum, ss1.j_sum);
+            smp_refine_stats r1, r2;
+            assert_ok(smp_refine(&cm, &st, p1.node_of_rank, 5, 0, &r1, &err), err);
+            assert_ok(smp_refine(&rm, &rst, p2.node_of_rank, 5, 0, &r2, &err), err);
+            assert_memory_equal(p1.node_of_rank, p2.node_of_rank, sizeof(int32_t) * 60);
+            smp_placement_free(&p1);
+            smp_placement_free(&p2);
+        }
+    }
+    /* blocked numbers ranks, not rows: the first column goes first */
+    smp_placement b;
+    int32_t four[3] = {20, 20, 20};
+    assert_ok(smp_plan(&cm, &st, four, 3, SMP_ALG_BLOCKED, &b, &err), err);
+    int64_t c[3] = {4, 3, 0}; /* rank 4 + 5*3 = 19: still node 0 */
+    assert_int_equal(b.node_of_rank[smp_grid_rank(&cm, c)], 0);
+    smp_placement_free(&b);
+    smp_stencil_free(&st);
+    smp_stencil_free(&rst);
+}
+
 static void test_plan_hyperplane_13x10(void **state)
 {
     (void)state;
@@ -389,6 +493,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_thesis_example),
         cmocka_unit_test(test_plan_hyperplane_13x10),
+        cmocka_unit_test(test_plan_kdtree_periodic),
+        cmocka_unit_test(test_plan_column_major),
         cmocka_unit_test(test_plan_fewer_ranks_than_slots),
         cmocka_unit_test(test_plan_random),
         cmocka_unit_test(test_plan_large),

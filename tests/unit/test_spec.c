@@ -456,6 +456,36 @@ static void test_resolve(void **state)
     smp_spec_free(&spec);
 }
 
+/* grid.order: row-major by default, column-major on request, kept when
+ * automatic dims are resolved; anything else rejected naming the field. */
+static void test_parse_order(void **state)
+{
+    (void)state;
+    smp_spec spec;
+    smp_error err;
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"5pt\"}", &err), err);
+    assert_int_equal(spec.grid.order, SMP_ORDER_ROW_MAJOR);
+    smp_spec_free(&spec);
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3], \"order\": \"row-major\"}, \"stencil\": \"5pt\"}",
+                    &err),
+              err);
+    assert_int_equal(spec.grid.order, SMP_ORDER_ROW_MAJOR);
+    smp_spec_free(&spec);
+    assert_ok(parse(&spec,
+                    "{\"grid\": {\"dims\": \"auto\", \"ndims\": 2, \"order\": \"column-major\"},"
+                    " \"stencil\": \"5pt\"}",
+                    &err),
+              err);
+    assert_int_equal(spec.grid.order, SMP_ORDER_COLUMN_MAJOR);
+    assert_ok(smp_spec_resolve(&spec, 12, &err), err);
+    assert_int_equal(spec.grid.order, SMP_ORDER_COLUMN_MAJOR);
+    smp_spec_free(&spec);
+    reject("{\"grid\": {\"dims\": [4,3], \"order\": \"fortran\"}, \"stencil\": \"5pt\"}",
+           "grid.order: unknown 'fortran'");
+    reject("{\"grid\": {\"dims\": [4,3], \"order\": 1}, \"stencil\": \"5pt\"}",
+           "grid.order: must be");
+}
+
 /* "bind" and "sockets": defaults, values, and every rejection. */
 static void test_parse_binding(void **state)
 {
@@ -548,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_parse_binding),
         cmocka_unit_test(test_parse_objective),
+        cmocka_unit_test(test_parse_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

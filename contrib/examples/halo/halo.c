@@ -39,8 +39,8 @@ static const char *lookup(const char *name, void *arg)
         return o->periods ? o->periods : getenv(name);
     if (!strcmp(name, "STENCIL_MAP_STENCIL"))
         return o->stencil ? o->stencil : getenv(name);
-    if (!strcmp(name, "STENCIL_MAP_COORDS")) /* only when the grid is the environment's */
-        return o->dims ? NULL : getenv(name);
+    if (!strcmp(name, "STENCIL_MAP_COORDS") || !strcmp(name, "STENCIL_MAP_ORDER"))
+        return o->dims ? NULL : getenv(name); /* only when the grid is the environment's */
     if (!strcmp(name, "STENCIL_MAP_WEIGHTS"))
         return o->stencil ? NULL : getenv(name);
     return getenv(name);

@@ -12,15 +12,7 @@
 top=${STENCILMAP_TOP_SRCDIR:-$(dirname "$0")/../..}
 cd "$top" || exit 99
 
-pass=0
-fail=0
-check() { # check OK|FAIL description [detail]
-    if [ "$1" = OK ]; then
-        pass=$((pass + 1)); echo "ok: $2"
-    else
-        fail=$((fail + 1)); echo "FAIL: $2${3:+ -- $3}"
-    fi
-}
+. ./tests/lib/checks.sh
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
    [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then

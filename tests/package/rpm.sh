@@ -17,15 +17,7 @@ grep -q "AC_INIT(\[stencilmap\]" "$top/configure.ac" 2>/dev/null ||
     { echo "$0: $top is not a stencilmap source tree" >&2; exit 2; }
 work=${RPM_WORK:-$(mktemp -d /var/tmp/stencilmap-rpm.XXXXXX)}
 mkdir -p "$work"
-pass=0
-fail=0
-check() { # check OK|FAIL description [detail]
-    if [ "$1" = OK ]; then
-        pass=$((pass + 1)); echo "ok: $2"
-    else
-        fail=$((fail + 1)); echo "FAIL: $2${3:+ -- $3}"
-    fi
-}
+. "$top/tests/lib/checks.sh"
 finish() {
     echo "rpm: work directory $work"
     echo "$pass passed, $fail failed"

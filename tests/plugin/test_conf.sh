@@ -6,15 +6,7 @@
 # as stencil_map(8) does.  Plain exit status for automake's harness.
 TOP=${STENCILMAP_TOP_SRCDIR:?STENCILMAP_TOP_SRCDIR must name the source tree}
 conf=$TOP/spank_plugin/stencil_map.conf
-pass=0
-fail=0
-check() { # check OK|FAIL description [detail]
-    if [ "$1" = OK ]; then
-        pass=$((pass + 1)); echo "ok: $2"
-    else
-        fail=$((fail + 1)); echo "FAIL: $2${3:+ -- $3}"
-    fi
-}
+. "$TOP/tests/lib/checks.sh"
 active=$(grep -v -E '^[[:space:]]*(#|$)' "$conf")
 [ -z "$active" ] && r=OK || r=FAIL
 check $r "every line of the snippet is a comment" "$active"

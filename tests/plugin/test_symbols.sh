@@ -10,15 +10,7 @@ SO=${STENCILMAP_PLUGIN:?STENCILMAP_PLUGIN must name the built stencil_map.so}
 command -v nm >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 ||
     { echo "nm or readelf missing"; exit 99; }
 
-pass=0
-fail=0
-check() { # check OK|FAIL description [detail]
-    if [ "$1" = OK ]; then
-        pass=$((pass + 1)); echo "ok: $2"
-    else
-        fail=$((fail + 1)); echo "FAIL: $2${3:+ -- $3}"
-    fi
-}
+. "${STENCILMAP_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib/checks.sh"
 
 exported=$(nm -D --defined-only "$SO" | awk '{print $NF}' | sort)
 echo "nm -D --defined-only: $(echo $exported)"

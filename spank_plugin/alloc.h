@@ -40,7 +40,8 @@ typedef struct {
  * scanned, and if they disagree on a count the plan depends on, a->bad
  * says so, rather than planning for a task count srun will not use. */
 void sm_srun_args_parse(sm_srun_args *a, int argc, char **argv, const sm_srun_rules *rules);
-/* The same on /proc/self/cmdline; returns -1 when it cannot be read. */
+/* The same on /proc/self/cmdline; returns -1 when it cannot be read, and
+ * *a is then empty but for the rules. */
 int sm_srun_args_read(sm_srun_args *a, const sm_srun_rules *rules);
 
 /* The nodes and slots the step may use: SLURM_JOB_NODELIST and

@@ -294,10 +294,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     }
     if (ctx != S_CTX_LOCAL)
         return 0;
-    if (sm_srun_args_read(&srun_args, &srun_rules)) {
-        memset(&srun_args, 0, sizeof(srun_args)); /* the option callback plans */
-        srun_args.rules = srun_rules;
-    }
+    /* when the command line cannot be read, srun_args stays empty (with
+     * the rules) and the option callback plans */
+    sm_srun_args_read(&srun_args, &srun_rules);
     /* srun calls slurm_spank_init before it reads its environment and
      * options: plan here, so that SLURM_HOSTFILE and the task count we set
      * are what srun reads.  The option callback then sees the same value. */

@@ -16,10 +16,10 @@
 # placement must send no more bytes between nodes than blocked (within
 # BYTES_TOLERANCE; see link_bytes for what is counted).  The loop time
 # LAMMPS logs is reported, never asserted.  Also the warnings when a
-# hand-written spec explains the profile badly (plan --profile, and the
-# plugin with profile=DIR in the spec argument).  Builds into a staging
+# hand-written spec explains the profile badly: the plugin's, with
+# STENCIL_MAP_CHECK_PROFILE=DIR in srun's environment.  Builds into a staging
 # prefix outside /tmp, prints "ok NAME" / "FAIL NAME" and "N passed, M
-# failed", and always brings its cluster down.  About 2 minutes.
+# failed", and always brings its cluster down.  About 20 s after the build.
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-app), MINICLUSTER_PORT_BASE
 #      (21800), APP_PREFIX (/var/lib/smc-app-prefix), APP_BUILD_ROOT
@@ -180,15 +180,44 @@ placed() {
     verify_run "$2" "$WORK/runs/$1/tasks" "$WORK/runs/$1/err" $RANKS
 }
 
+# the naive spec has the right grid, but no weights: with the profile
+# named, the plugin says so and still launches it
 t_naive() {
     printf '{"grid": {"dims": [2, 2, 4], "periods": [true, true, true]}, "stencil": "7pt"}\n' >"$WORK/naive.json"
-    REQUIRE_NOT_BLOCKED=1 placed naive "$WORK/naive.json"
+    export STENCIL_MAP_CHECK_PROFILE=$WORK/prof-parent/prof
+    REQUIRE_NOT_BLOCKED=1 placed naive "$WORK/naive.json" || return 1
+    grep -q "^stencil-map: warning: the spec has no weights: .* differ up to" "$WORK/runs/naive/err" ||
+        { fail "no warning about the missing weights"; return 1; }
+    ! grep -q "order\|covers only" "$WORK/runs/naive/err" || { fail "a warning the spec does not deserve"; return 1; }
+}
+
+# the dims in the wrong order: warned about, launched as asked
+t_check_wrong_order() {
+    local d=$WORK/runs/wrong
+    rm -rf "$d"
+    mkdir -p "$d"
+    printf '{"grid": {"dims": [4, 2, 2], "periods": [true, true, true]}, "stencil": "7pt"}\n' >"$WORK/wrong.json"
+    mc env STENCIL_MAP_CHECK_PROFILE="$WORK/prof-parent/prof" salloc -Q -N $NODES -n $RANKS --time=2 \
+        srun --stencil-map="$WORK/wrong.json" true >"$d/out" 2>"$d/err" || { cat "$d/err"; fail "srun failed"; return 1; }
+    cat "$d/err"
+    grep -q "^stencil-map: warning: wrong dimension order: the spec's grid is \[4, 2, 2\], the application's \[2, 2, 4\] (MPI_Cart_create)" \
+        "$d/err" || { fail "no warning naming the dimension order"; return 1; }
+    grep -q "^stencil-map: warning: the spec's stencil covers only" "$d/err" || { fail "no share covered"; return 1; }
+    grep -q "^stencil-map: .* inter-node edges" "$d/err" || { fail "not launched placed as asked"; return 1; }
+    # a profile that cannot be read is said, and the step still runs
+    mc env STENCIL_MAP_CHECK_PROFILE="$WORK/nowhere" salloc -Q -N $NODES -n $RANKS --time=2 \
+        srun --stencil-map="$WORK/wrong.json" true >"$d/out2" 2>"$d/err2" || { cat "$d/err2"; fail "srun failed"; return 1; }
+    cat "$d/err2"
+    grep -q "^stencil-map: warning: STENCIL_MAP_CHECK_PROFILE=$WORK/nowhere: cannot check the spec: .*rank.0" \
+        "$d/err2" || { fail "no warning about the missing profile"; return 1; }
 }
 
 t_learned() {
     [ -f "$WORK/learned.json" ] && [ -f "$WORK/runs/blocked/bytes" ] ||
         { fail "needs the profile and blocked runs before it"; return 1; }
+    export STENCIL_MAP_CHECK_PROFILE=$WORK/prof-parent/prof
     placed learned "$WORK/learned.json" || return 1
+    ! grep -q "warning" "$WORK/runs/learned/err" || { fail "the learned spec was warned about"; return 1; }
     local b l
     b=$(cat "$WORK/runs/blocked/bytes")
     l=$(cat "$WORK/runs/learned/bytes")
@@ -215,6 +244,7 @@ run_test lammps-profile-learn t_profile_learn
 run_test lammps-blocked t_blocked
 run_test lammps-naive-placed t_naive
 run_test lammps-learned-placed t_learned
+run_test plugin-warns-wrong-order t_check_wrong_order
 run_test lammps-summary t_summary
 cluster_down
 suite_summary

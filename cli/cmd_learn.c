@@ -360,7 +360,8 @@ static smp_status read_hostfile(const char *path, score_run *s, smp_error *err)
 /* the plans and the bytes each placement sends across nodes */
 static smp_status score_compute(const struct cli_opts *o, score_run *s, smp_error *err)
 {
-    if (!spec_check_covered(&s->p, &s->spec, &s->cov, err) || smp_nodes_parse(&s->nodes, o->nodes, o->slots, err) ||
+    if (!spec_check_covered(&s->p, &s->spec, &s->cov, err) ||
+        smp_nodes_parse(&s->nodes, o->nodes, o->slots, err) ||
         smp_plan(&s->spec.grid, &s->spec.stencil, s->nodes.slots, s->nodes.count, SMP_ALG_BLOCKED, &s->blocked,
                  err) ||
         smp_plan(&s->spec.grid, &s->spec.stencil, s->nodes.slots, s->nodes.count, s->spec.algorithm, &s->planned,

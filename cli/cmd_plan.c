@@ -66,9 +66,10 @@ int cmd_plan(int argc, char **argv)
         return rc;
     }
     if (profile && spec_check_dir("stencil-map plan", profile, &spec, &err) < 0) {
+        fprintf(stderr, "stencil-map plan: --profile %s: %s\n", profile, err.msg);
         smp_spec_free(&spec);
         smp_nodes_free(&nodes);
-        return cli_fail(&err);
+        return err.status ? (int)err.status : SMP_ERR_INPUT;
     }
     int32_t *sockets = NULL, *socket_of_rank = NULL;
     smp_socket_score sock = {0}, naive = {0};

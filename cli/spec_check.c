@@ -199,8 +199,8 @@ int spec_check_dir(const char *who, const char *dir, const smp_spec *spec, smp_e
         return -1;
     int n = -1;
     if (p.ranks != spec->grid.size)
-        smp_error_set(err, SMP_ERR_INPUT, "--profile %s: %" PRId64 " ranks, the spec's grid %" PRId64, dir,
-                      p.ranks, spec->grid.size);
+        smp_error_set(err, SMP_ERR_INPUT, "%" PRId64 " ranks, the spec's grid %" PRId64, p.ranks,
+                      spec->grid.size);
     else
         n = spec_check_report(stderr, who, &p, spec, err);
     learn_profile_free(&p);

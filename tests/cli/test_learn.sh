@@ -253,6 +253,10 @@ check(p.returncode == 0 and "warning" not in p.stderr, "plan --profile: the lear
 p = subprocess.run([sm, "plan", learned_lam, "--nodes", "n[1-8]", "--slots", "16", "--profile"],
                    capture_output=True, text=True)
 check(p.returncode == 2 and "--profile needs a DIR" in p.stderr, "plan --profile without DIR", p.stderr)
+p = subprocess.run([sm, "plan", learned_lam, "--profile", os.path.join(work, "nowhere"), "--nodes", "n[1-8]",
+                    "--slots", "16"], capture_output=True, text=True)
+check(p.returncode == 2 and "--profile " in p.stderr and "rank.0" in p.stderr, "plan --profile of no profile",
+      p.stderr)
 p = subprocess.run([sm, "score", bad, "--profile", lam], capture_output=True, text=True)
 check(p.returncode == 2 and "--nodes" in p.stderr, "score --profile needs --nodes and --slots", p.stderr)
 

@@ -8,7 +8,8 @@
 #   profile   --stencil-map=profile:DIR (launched blocked), then
 #             `stencil-map learn DIR`: the learned grid must be LAMMPS's
 #             `processors` grid in its MPI_Cart_create order, explaining
-#             at least LEARN_MIN_SHARE of the bytes
+#             at least LEARN_MIN_SHARE of the bytes, with z's weight above
+#             y's above x's (the staged exchange)
 #   blocked   no placement (Slurm's block distribution)
 #   naive     a hand-written spec: the right grid with the unweighted 7pt
 #   learned   the learned spec
@@ -152,12 +153,19 @@ t_profile_learn() {
         { cat "$WORK/learn.txt" "$WORK/learn.err"; fail "learn failed"; return 1; }
     cat "$WORK/learn.txt" "$WORK/learn.err" "$WORK/learned.json"
     grep -q "MPI_Cart_create" "$WORK/learn.txt" || { fail "the grid does not come from LAMMPS's MPI_Cart_create"; return 1; }
-    python3 - "$WORK/learned.json" "$TRUE_DIMS" "$TRUE_PERIODS" <<'PY' || { fail "not the processors grid"; return 1; }
+    python3 - "$WORK/learned.json" "$TRUE_DIMS" "$TRUE_PERIODS" <<'PY' || { fail "not LAMMPS's grid or weights"; return 1; }
 import json, sys
-g = json.load(open(sys.argv[1]))["grid"]
+spec = json.load(open(sys.argv[1]))
+g, st = spec["grid"], spec["stencil"]
 want = json.loads(sys.argv[2]), json.loads(sys.argv[3])
 print("learned grid %s periods %s; LAMMPS's processors grid %s periods %s" % (g["dims"], g["periods"], *want))
-sys.exit((g["dims"], g["periods"]) != want)
+if (g["dims"], g["periods"]) != want:
+    sys.exit(1)
+# the staged exchange: z's messages carry the x and y ghosts, y's the x ones
+w = {tuple(o): x for o, x in zip(st["offsets"], st.get("weights", [1] * len(st["offsets"])))}
+z, y, x = w.get((0, 0, 1), 0), w.get((0, 1, 0), 0), w.get((1, 0, 0), 0)
+print("weights: z %g, y %g, x %g" % (z, y, x))
+sys.exit(not z > y > x > 0)
 PY
     local share
     share=$(sed -n 's/^\([0-9.]*\) % of bytes by .*/\1/p' "$WORK/learn.txt")

@@ -44,13 +44,11 @@ SM=$PREFIX/bin/stencil-map
 SO=$PREFIX/lib/slurm/stencil_map.so
 LIB=$PREFIX/lib/libstencilmap-profile.so
 TASK=$TOP/tests/integration/task.sh
-RECORDS=$WORK/records
-SUITE=app
-ONLY=${APP_ONLY:-}
-MC_TIMEOUT=240
+# shellcheck disable=SC2034 # read by tests/lib/suite.sh
+RECORDS=$WORK/records SUITE=app ONLY=${APP_ONLY:-} MC_TIMEOUT=240
 NODES=4 CPUS=4 RANKS=16
-TRUE_DIMS=[2,2,4] # in.melt's `processors 2 2 4`, LAMMPS's periodic box
-TRUE_PERIODS=[true,true,true]
+TRUE_DIMS='[2,2,4]' # in.melt's `processors 2 2 4`, LAMMPS's periodic box
+TRUE_PERIODS='[true,true,true]'
 LEARN_MIN_SHARE=95 # % of the bytes the learned spec must explain
 # Bytes between nodes that are not the halo exchange: Open MPI's and
 # PMIx's connection set-up and wire-up, LAMMPS's collectives (thermo

@@ -20,7 +20,8 @@
 # hand-written spec explains the profile badly: the plugin's, with
 # STENCIL_MAP_CHECK_PROFILE=DIR in srun's environment.  Builds into a staging
 # prefix outside /tmp, prints "ok NAME" / "FAIL NAME" and "N passed, M
-# failed", and always brings its cluster down.  About 20 s after the build.
+# failed", and always brings its cluster down.  About 20 s after the build
+# (under a minute with a fresh one).
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-app), MINICLUSTER_PORT_BASE
 #      (21800), APP_PREFIX (/var/lib/smc-app-prefix), APP_BUILD_ROOT

@@ -9,9 +9,7 @@
 
 #include "cli.h"
 #include "learn.h"
-
-/* below this share of the bytes a spec is said to explain the profile badly */
-#define LEARN_WARN_SHARE 0.9
+#include "spec_check.h"
 
 static int usage_error(const char *cmd, const char *msg, const char *arg)
 {
@@ -120,7 +118,77 @@ static int write_spec(FILE *out, const learn_result *r, const char *dir, double 
     return ferror(out) ? -1 : 0;
 }
 
-int cmd_learn(int argc, char **argv)
+/* the learner's report: grid, share explained, one line per offset */
+static void print_report(FILE *info, const learn_profile *p, const learn_result *r, double share)
+{
+    char hb[32], dt[256], pt[128], ot[128];
+    dims_text(&r->grid, dt, sizeof(dt));
+    periods_text(&r->grid, pt, sizeof(pt));
+    fprintf(info, "%" PRId64 " ranks sent %s to each other; grid %s, %s (%" PRId64 " grid%s compared)\n",
+            p->ranks, human(p->total_bytes, hb, sizeof(hb)), dt, r->source, r->candidates,
+            r->candidates == 1 ? "" : "s");
+    fprintf(info, "%.1f %% of bytes by %d offsets on %s%s\n", 100 * share, r->nincluded, dt, pt);
+    double *w = malloc(sizeof(double) * (size_t)(r->nincluded ? r->nincluded : 1));
+    if (w)
+        learn_weights(r, w);
+    for (int i = 0; i < r->nincluded; i++) {
+        offset_text(r->offsets[i].off, r->grid.ndims, ot, sizeof(ot));
+        fprintf(info, "  offset %-14s weight %-8g %10s  %5.1f %%  on %" PRId64 " of %" PRId64 " ranks\n", ot,
+                w ? w[i] : 1.0, human(r->offsets[i].bytes, hb, sizeof(hb)),
+                p->total_bytes > 0 ? 100 * r->offsets[i].bytes / p->total_bytes : 0.0, r->offsets[i].edges,
+                r->offsets[i].positions);
+    }
+    free(w);
+}
+
+/* the warning below LEARN_WARN_SHARE, and notes on a partial profile */
+static void print_warnings(const learn_profile *p, const learn_result *r, double share)
+{
+    char hb[32], ot[128];
+    if (share < LEARN_WARN_SHARE) {
+        fprintf(stderr, "stencil-map learn: warning: the spec explains only %.1f %% of the bytes; not explained:",
+                100 * share);
+        for (int i = r->nincluded, k = 0; i < r->noffsets && k < 3; i++, k++) {
+            offset_text(r->offsets[i].off, r->grid.ndims, ot, sizeof(ot));
+            fprintf(stderr, "%s %s to offset %s (%" PRId64 " pairs)", k ? "," : "",
+                    human(r->offsets[i].bytes, hb, sizeof(hb)), ot, r->offsets[i].edges);
+        }
+        if (r->noffsets - r->nincluded > 3)
+            fprintf(stderr, " and %d more offsets", r->noffsets - r->nincluded - 3);
+        fputc('\n', stderr);
+    }
+    if (p->partial)
+        fprintf(stderr, "stencil-map learn: note: %" PRId64 " of %" PRId64 " ranks were stopped by a signal "
+                        "before MPI_Finalize: their traffic up to then\n", p->partial, p->ranks);
+    if (p->unresolved)
+        fprintf(stderr, "stencil-map learn: note: %" PRId64 " sends could not be attributed to a rank\n",
+                p->unresolved);
+}
+
+/* the spec to OUTPUT ("-" or none: stdout); 0 or an exit code (said) */
+static int output_spec(const char *output, const learn_result *r, const char *dir, double share)
+{
+    smp_error err;
+    smp_error_clear(&err);
+    int rc = 0;
+    FILE *out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
+    if (!out) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "--output %s: cannot open: %m", output);
+        return cli_fail(&err);
+    }
+    if (write_spec(out, r, dir, share))
+        rc = 4;
+    if (out != stdout && fclose(out))
+        rc = 4;
+    if (rc) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "--output %s: cannot write the spec", output ? output : "-");
+        cli_fail(&err);
+    }
+    return rc;
+}
+
+/* learn's options; -1 to go on, else the exit code */
+static int learn_options(int argc, char **argv, const char **output, int *max_dims)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -128,19 +196,18 @@ int cmd_learn(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *output = NULL;
-    int max_dims = 3, c;
+    int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': output = optarg; break;
+        case 'o': *output = optarg; break;
         case 'd': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || end == optarg || v < 1 || v > SMP_MAX_DIMS)
                 return usage_error("learn", "--max-dims: must be 1 to 8, not", optarg);
-            max_dims = (int)v;
+            *max_dims = (int)v;
             break;
         }
         case 'h': cli_usage_of("learn", stdout); return 0;
@@ -151,6 +218,15 @@ int cmd_learn(int argc, char **argv)
     if (optind != argc - 1)
         return usage_error("learn", optind >= argc ? "missing DIR" : "exactly one DIR expected, extra:",
                            optind >= argc ? NULL : argv[optind + 1]);
+    return -1;
+}
+
+int cmd_learn(int argc, char **argv)
+{
+    const char *output = NULL;
+    int max_dims = 3, rc = learn_options(argc, argv, &output, &max_dims);
+    if (rc >= 0)
+        return rc;
     const char *dir = argv[optind];
     smp_error err;
     smp_error_clear(&err);
@@ -158,95 +234,20 @@ int cmd_learn(int argc, char **argv)
     if (learn_profile_read(dir, &p, &err))
         return cli_fail(&err);
     learn_result r;
-    int rc = 0;
     if (learn_infer(&p, max_dims, &r, &err)) {
         learn_profile_free(&p);
         return cli_fail(&err);
     }
     double share = p.total_bytes > 0 ? r.explained / p.total_bytes : 1.0;
-    FILE *info = output && strcmp(output, "-") ? stdout : stderr;
-    char hb[32], dt[256], pt[128], ot[128];
-    dims_text(&r.grid, dt, sizeof(dt));
-    periods_text(&r.grid, pt, sizeof(pt));
-    fprintf(info, "%" PRId64 " ranks sent %s to each other; grid %s, %s (%" PRId64 " grid%s compared)\n",
-            p.ranks, human(p.total_bytes, hb, sizeof(hb)), dt, r.source, r.candidates,
-            r.candidates == 1 ? "" : "s");
-    fprintf(info, "%.1f %% of bytes by %d offsets on %s%s\n", 100 * share, r.nincluded, dt, pt);
-    double *w = malloc(sizeof(double) * (size_t)(r.nincluded ? r.nincluded : 1));
-    if (w)
-        learn_weights(&r, w);
-    for (int i = 0; i < r.nincluded; i++) {
-        offset_text(r.offsets[i].off, r.grid.ndims, ot, sizeof(ot));
-        fprintf(info, "  offset %-14s weight %-8g %10s  %5.1f %%  on %" PRId64 " of %" PRId64 " ranks\n", ot,
-                w ? w[i] : 1.0, human(r.offsets[i].bytes, hb, sizeof(hb)),
-                p.total_bytes > 0 ? 100 * r.offsets[i].bytes / p.total_bytes : 0.0, r.offsets[i].edges,
-                r.offsets[i].positions);
-    }
-    free(w);
-    if (share < LEARN_WARN_SHARE) {
-        fprintf(stderr, "stencil-map learn: warning: the spec explains only %.1f %% of the bytes; not explained:",
-                100 * share);
-        for (int i = r.nincluded, k = 0; i < r.noffsets && k < 3; i++, k++) {
-            offset_text(r.offsets[i].off, r.grid.ndims, ot, sizeof(ot));
-            fprintf(stderr, "%s %s to offset %s (%" PRId64 " pairs)", k ? "," : "",
-                    human(r.offsets[i].bytes, hb, sizeof(hb)), ot, r.offsets[i].edges);
-        }
-        if (r.noffsets - r.nincluded > 3)
-            fprintf(stderr, " and %d more offsets", r.noffsets - r.nincluded - 3);
-        fputc('\n', stderr);
-    }
-    if (p.partial)
-        fprintf(stderr, "stencil-map learn: note: %" PRId64 " of %" PRId64 " ranks were stopped by a signal "
-                        "before MPI_Finalize: their traffic up to then\n", p.partial, p.ranks);
-    if (p.unresolved)
-        fprintf(stderr, "stencil-map learn: note: %" PRId64 " sends could not be attributed to a rank\n",
-                p.unresolved);
-    FILE *out = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
-    if (!out) {
-        smp_error_set(&err, SMP_ERR_SYSTEM, "--output %s: cannot open: %m", output);
-        rc = cli_fail(&err);
-    } else {
-        if (write_spec(out, &r, dir, share))
-            rc = 4;
-        if (out != stdout && fclose(out))
-            rc = 4;
-        if (rc) {
-            smp_error_set(&err, SMP_ERR_SYSTEM, "--output %s: cannot write the spec", output ? output : "-");
-            cli_fail(&err);
-        }
-    }
+    print_report(output && strcmp(output, "-") ? stdout : stderr, &p, &r, share);
+    print_warnings(&p, &r, share);
+    rc = output_spec(output, &r, dir, share);
     learn_result_free(&r);
     learn_profile_free(&p);
     return rc;
 }
 
 /* ---- score --profile ------------------------------------------------------ */
-
-/* the share of the measured bytes on the spec's own offsets */
-static double covered(const learn_profile *p, const smp_spec *spec, smp_error *err, bool *ok)
-{
-    learn_result r;
-    *ok = false;
-    if (learn_evaluate(p, &spec->grid, &r, err))
-        return 0;
-    double cov = 0;
-    int nd = spec->grid.ndims;
-    for (int i = 0; i < r.noffsets; i++)
-        for (int k = 0; k < spec->stencil.count; k++) {
-            bool same = true;
-            for (int d = 0; same && d < nd; d++) {
-                int64_t a = r.offsets[i].off[d], b = spec->stencil.offsets[k * nd + d], n = spec->grid.dims[d];
-                same = spec->grid.periods[d] ? ((a - b) % n + n) % n == 0 : a == b;
-            }
-            if (same) {
-                cov += r.offsets[i].bytes;
-                break;
-            }
-        }
-    learn_result_free(&r);
-    *ok = true;
-    return p->total_bytes > 0 ? cov / p->total_bytes : 1.0;
-}
 
 typedef struct {
     const char *name;
@@ -278,7 +279,8 @@ static bool cross(const learn_profile *p, const int32_t *node_of_rank, int nnode
     return true;
 }
 
-int cmd_score_profile(int argc, char **argv)
+/* score --profile's options; -1 to go on, else the exit code */
+static int score_options(int argc, char **argv, struct cli_opts *o, const char **dir)
 {
     static const struct option longopts[] = {
         {"profile", required_argument, NULL, 'p'}, {"nodes", required_argument, NULL, 'N'},
@@ -286,19 +288,16 @@ int cmd_score_profile(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct cli_opts o;
-    memset(&o, 0, sizeof(o));
-    const char *dir = NULL;
     int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'p': dir = optarg; break;
-        case 'N': o.nodes = optarg; break;
-        case 'S': o.slots = optarg; break;
-        case 'f': o.hostfile = optarg; break;
-        case 'j': o.json = true; break;
+        case 'p': *dir = optarg; break;
+        case 'N': o->nodes = optarg; break;
+        case 'S': o->slots = optarg; break;
+        case 'f': o->hostfile = optarg; break;
+        case 'j': o->json = true; break;
         case 'h': cli_usage_of("score", stdout); return 0;
         case ':': return usage_error("score", "missing value for", argv[optind - 1]);
         default: return usage_error("score", "with --profile, unknown option", argv[optind - 1]);
@@ -307,99 +306,147 @@ int cmd_score_profile(int argc, char **argv)
     if (optind != argc - 1)
         return usage_error("score", optind >= argc ? "missing SPEC" : "exactly one SPEC expected, extra:",
                            optind >= argc ? NULL : argv[optind + 1]);
-    o.spec = argv[optind];
-    if (!dir)
+    o->spec = argv[optind];
+    if (!*dir)
         return usage_error("score", "--profile is required with --nodes and --slots", NULL);
-    if (!o.nodes || !o.slots)
-        return usage_error("score", !o.nodes ? "--nodes is required with --profile"
-                                             : "--slots is required with --profile", NULL);
+    if (!o->nodes || !o->slots)
+        return usage_error("score", !o->nodes ? "--nodes is required with --profile"
+                                              : "--slots is required with --profile", NULL);
+    return -1;
+}
+
+/* everything score --profile computes, freed by score_free */
+typedef struct {
+    learn_profile p;
+    smp_spec spec;
+    bool have_spec;
+    smp_nodes nodes, hnodes;
+    smp_placement blocked, planned;
+    int32_t *hmap;
+    double cov;
+    crossing rows[3];
+    const char *algs[3];
+    const smp_nodes *row_nodes[3];
+    int nrows;
+} score_run;
+
+static void score_free(score_run *s)
+{
+    smp_placement_free(&s->blocked);
+    smp_placement_free(&s->planned);
+    smp_nodes_free(&s->nodes);
+    smp_nodes_free(&s->hnodes);
+    free(s->hmap);
+    if (s->have_spec)
+        smp_spec_free(&s->spec);
+    learn_profile_free(&s->p);
+}
+
+/* --hostfile: the placement a run really had */
+static smp_status read_hostfile(const char *path, score_run *s, smp_error *err)
+{
+    int64_t hranks = 0;
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    smp_status st = f ? smp_hostfile_read(f, &s->hnodes, &s->hmap, &hranks, err)
+                      : smp_error_set(err, SMP_ERR_INPUT, "--hostfile %s: cannot open: %m", path);
+    if (f && f != stdin)
+        fclose(f);
+    if (!st && hranks != s->p.ranks)
+        st = smp_error_set(err, SMP_ERR_INPUT, "--hostfile: has %" PRId64 " ranks but the profile %" PRId64,
+                           hranks, s->p.ranks);
+    return st;
+}
+
+/* the plans and the bytes each placement sends across nodes */
+static smp_status score_compute(const struct cli_opts *o, score_run *s, smp_error *err)
+{
+    if (!spec_check_covered(&s->p, &s->spec, &s->cov, err) ||
+        smp_nodes_parse(&s->nodes, o->nodes, o->slots, err) ||
+        smp_plan(&s->spec.grid, &s->spec.stencil, s->nodes.slots, s->nodes.count, SMP_ALG_BLOCKED, &s->blocked,
+                 err) ||
+        smp_plan(&s->spec.grid, &s->spec.stencil, s->nodes.slots, s->nodes.count, s->spec.algorithm, &s->planned,
+                 err))
+        return err->status ? err->status : SMP_ERR_INPUT;
+    if (o->hostfile && read_hostfile(o->hostfile, s, err))
+        return err->status;
+    s->rows[0] = (crossing){.name = "blocked"};
+    s->rows[1] = (crossing){.name = "plan"};
+    s->rows[2] = (crossing){.name = "hostfile"};
+    s->algs[0] = "blocked";
+    s->algs[1] = smp_algorithm_name(s->planned.algorithm);
+    s->algs[2] = "-";
+    s->row_nodes[0] = s->row_nodes[1] = &s->nodes;
+    s->row_nodes[2] = &s->hnodes;
+    s->nrows = o->hostfile ? 3 : 2;
+    if (!cross(&s->p, s->blocked.node_of_rank, s->nodes.count, &s->rows[0]) ||
+        !cross(&s->p, s->planned.node_of_rank, s->nodes.count, &s->rows[1]) ||
+        (o->hostfile && !cross(&s->p, s->hmap, s->hnodes.count, &s->rows[2])))
+        return smp_error_set(err, SMP_ERR_SYSTEM, "out of memory");
+    return SMP_OK;
+}
+
+static void score_print_json(const score_run *s)
+{
+    json_t *j = json_pack("{s:I,s:f,s:f}", "ranks", (json_int_t)s->p.ranks, "bytes", s->p.total_bytes,
+                          "covered_share", s->cov);
+    cli_json_spec(j, &s->spec);
+    json_t *arr = json_array();
+    for (int i = 0; i < s->nrows; i++)
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:f,s:f,s:s}", "placement", s->rows[i].name, "algorithm",
+                                             s->algs[i], "bytes_across", s->rows[i].across, "max_node_bytes",
+                                             s->rows[i].max_node, "max_node",
+                                             s->row_nodes[i]->names[s->rows[i].max_at]));
+    json_object_set_new(j, "placements", arr);
+    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(j);
+}
+
+static void score_print_text(const score_run *s)
+{
+    char hb[32], hm[32];
+    printf("%" PRId64 " ranks sent %s to each other; the spec's stencil covers %.1f %% of it\n", s->p.ranks,
+           human(s->p.total_bytes, hb, sizeof(hb)), 100 * s->cov);
+    for (int i = 0; i < s->nrows; i++) {
+        char label[64];
+        snprintf(label, sizeof(label), i == 1 ? "%s (%s)" : "%s", s->rows[i].name, s->algs[i]);
+        printf("%-18s %10s across nodes, at most %s from one node (%s)\n", label,
+               human(s->rows[i].across, hb, sizeof(hb)), human(s->rows[i].max_node, hm, sizeof(hm)),
+               s->row_nodes[i]->names[s->rows[i].max_at]);
+    }
+}
+
+int cmd_score_profile(int argc, char **argv)
+{
+    struct cli_opts o;
+    memset(&o, 0, sizeof(o));
+    const char *dir = NULL;
+    int rc = score_options(argc, argv, &o, &dir);
+    if (rc >= 0)
+        return rc;
     smp_error err;
     smp_error_clear(&err);
-    learn_profile p;
-    if (learn_profile_read(dir, &p, &err))
+    score_run s;
+    memset(&s, 0, sizeof(s));
+    if (learn_profile_read(dir, &s.p, &err))
         return cli_fail(&err);
-    int rc = 0;
-    smp_spec spec;
-    smp_nodes nodes = {0};
-    smp_placement blocked = {0}, planned = {0};
-    smp_nodes hnodes = {0};
-    int32_t *hmap = NULL;
-    int64_t hranks = 0;
-    o.ranks = p.ranks;
-    if ((rc = cli_load_spec(&o, p.ranks, &spec))) {
-        learn_profile_free(&p);
+    o.ranks = s.p.ranks;
+    if ((rc = cli_load_spec(&o, s.p.ranks, &s.spec))) {
+        score_free(&s);
         return rc;
     }
-    bool ok;
-    double cov = covered(&p, &spec, &err, &ok);
-    if (!ok || smp_nodes_parse(&nodes, o.nodes, o.slots, &err) ||
-        smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, SMP_ALG_BLOCKED, &blocked, &err) ||
-        smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, spec.algorithm, &planned, &err)) {
+    s.have_spec = true;
+    if (score_compute(&o, &s, &err)) {
         rc = cli_fail(&err);
-        goto out;
+        score_free(&s);
+        return rc;
     }
-    if (o.hostfile) {
-        FILE *f = strcmp(o.hostfile, "-") ? fopen(o.hostfile, "r") : stdin;
-        smp_status s = f ? smp_hostfile_read(f, &hnodes, &hmap, &hranks, &err)
-                         : smp_error_set(&err, SMP_ERR_INPUT, "--hostfile %s: cannot open: %m", o.hostfile);
-        if (f && f != stdin)
-            fclose(f);
-        if (!s && hranks != p.ranks)
-            s = smp_error_set(&err, SMP_ERR_INPUT, "--hostfile: has %" PRId64 " ranks but the profile %" PRId64,
-                              hranks, p.ranks);
-        if (s) {
-            rc = cli_fail(&err);
-            goto out;
-        }
-    }
-    crossing rows[3] = {{.name = "blocked"}, {.name = "plan"}, {.name = "hostfile"}};
-    const char *algs[3] = {"blocked", smp_algorithm_name(planned.algorithm), "-"};
-    const smp_nodes *row_nodes[3] = {&nodes, &nodes, &hnodes};
-    int nrows = o.hostfile ? 3 : 2;
-    if (!cross(&p, blocked.node_of_rank, nodes.count, &rows[0]) ||
-        !cross(&p, planned.node_of_rank, nodes.count, &rows[1]) ||
-        (o.hostfile && !cross(&p, hmap, hnodes.count, &rows[2]))) {
-        smp_error_set(&err, SMP_ERR_SYSTEM, "out of memory");
-        rc = cli_fail(&err);
-        goto out;
-    }
-    if (o.json) {
-        json_t *j = json_pack("{s:I,s:f,s:f}", "ranks", (json_int_t)p.ranks, "bytes", p.total_bytes,
-                              "covered_share", cov);
-        cli_json_spec(j, &spec);
-        json_t *arr = json_array();
-        for (int i = 0; i < nrows; i++)
-            json_array_append_new(arr, json_pack("{s:s,s:s,s:f,s:f,s:s}", "placement", rows[i].name,
-                                                 "algorithm", algs[i], "bytes_across",
-                                                 rows[i].across, "max_node_bytes", rows[i].max_node,
-                                                 "max_node", row_nodes[i]->names[rows[i].max_at]));
-        json_object_set_new(j, "placements", arr);
-        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        fputc('\n', stdout);
-        json_decref(j);
-    } else {
-        char hb[32], hm[32];
-        printf("%" PRId64 " ranks sent %s to each other; the spec's stencil covers %.1f %% of it\n", p.ranks,
-               human(p.total_bytes, hb, sizeof(hb)), 100 * cov);
-        for (int i = 0; i < nrows; i++) {
-            char label[64];
-            snprintf(label, sizeof(label), i == 1 ? "%s (%s)" : "%s", rows[i].name, algs[i]);
-            printf("%-18s %10s across nodes, at most %s from one node (%s)\n", label,
-                   human(rows[i].across, hb, sizeof(hb)), human(rows[i].max_node, hm, sizeof(hm)),
-                   row_nodes[i]->names[rows[i].max_at]);
-        }
-    }
-    if (cov < LEARN_WARN_SHARE)
-        fprintf(stderr, "stencil-map score: warning: the spec's stencil covers only %.1f %% of the measured "
-                        "bytes: check the dims, their order, the periods and the offsets (stencil-map learn "
-                        "writes a spec from the profile)\n", 100 * cov);
-out:
-    smp_placement_free(&blocked);
-    smp_placement_free(&planned);
-    smp_nodes_free(&nodes);
-    smp_nodes_free(&hnodes);
-    free(hmap);
-    smp_spec_free(&spec);
-    learn_profile_free(&p);
+    if (spec_check_report(stderr, "stencil-map score", &s.p, &s.spec, &err) < 0) /* the figures stand without */
+        fprintf(stderr, "stencil-map score: warning: cannot check the spec against the profile: %s\n", err.msg);
+    if (o.json)
+        score_print_json(&s);
+    else
+        score_print_text(&s);
+    score_free(&s);
     return rc;
 }

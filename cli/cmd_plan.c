@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "spec_check.h"
 
 static int write_hostfile(const char *path, const smp_nodes *nodes, const smp_placement *pl)
 {
@@ -46,6 +47,12 @@ static int write_socketfile(const char *path, const int32_t *socket_of_rank, int
 int cmd_plan(int argc, char **argv)
 {
     struct cli_opts o;
+    bool bad_profile;
+    const char *profile = spec_check_take_profile(&argc, argv, &bad_profile);
+    if (bad_profile) {
+        fprintf(stderr, "stencil-map plan: --profile needs a DIR\n");
+        return SMP_ERR_INPUT;
+    }
     int rc = cli_parse(argc, argv, "plan", "n", &o);
     if (rc)
         return rc;
@@ -57,6 +64,12 @@ int cmd_plan(int argc, char **argv)
     if ((rc = cli_load_spec(&o, nodes.total_slots, &spec))) {
         smp_nodes_free(&nodes);
         return rc;
+    }
+    if (profile && spec_check_dir("stencil-map plan", profile, &spec, &err) < 0) {
+        fprintf(stderr, "stencil-map plan: --profile %s: %s\n", profile, err.msg);
+        smp_spec_free(&spec);
+        smp_nodes_free(&nodes);
+        return err.status ? (int)err.status : SMP_ERR_INPUT;
     }
     int32_t *sockets = NULL, *socket_of_rank = NULL;
     smp_socket_score sock = {0}, naive = {0};

@@ -34,6 +34,48 @@ static smp_status push_edge(learn_profile *p, size_t *cap, learn_edge e, smp_err
     return SMP_OK;
 }
 
+/* A "cart SIZE NDIMS dims... periods... reorder cart_rank" or "dims_create
+ * SIZE NDIMS dims..." line of rank r; the calls of some ranks' own
+ * communicators only count when they span every rank.  SMP_ERR_INPUT when
+ * malformed (the caller names the line). */
+static smp_status read_call(const char *line, const char *word, long long a, long long b, int64_t r,
+                            int64_t size, learn_profile *p, cart_line *cart)
+{
+    bool is_cart = !strcmp(word, "cart");
+    if (a != size || b < 1 || b > SMP_MAX_DIMS)
+        return SMP_OK;
+    int nd = (int)b;
+    const char *q = line;
+    for (int k = 0; k < 3; k++) /* past the word and two numbers */
+        q = strchr(q, ' ') ? strchr(q, ' ') + 1 : q + strlen(q);
+    int64_t v[2 * SMP_MAX_DIMS + 2];
+    int need = is_cart ? 2 * nd + 2 : nd, got = 0;
+    while (got < need) {
+        char *end;
+        long long x = strtoll(q, &end, 10);
+        if (end == q)
+            break;
+        v[got++] = x;
+        q = end;
+    }
+    if (got != need)
+        return SMP_ERR_INPUT;
+    if (is_cart) {
+        cart->have = true;
+        cart->ndims = nd;
+        for (int d = 0; d < nd; d++) {
+            cart->dims[d] = v[d];
+            cart->periods[d] = v[nd + d] != 0;
+        }
+        cart->reorder = v[2 * nd] != 0;
+        cart->cart_rank = v[2 * nd + 1];
+    } else if (r == 0) {
+        p->dc_ndims = nd;
+        memcpy(p->dc_dims, v, sizeof(int64_t) * (size_t)nd);
+    }
+    return SMP_OK;
+}
+
 /* Reads one rank's file; *size is its rank count (set by rank 0). */
 static smp_status read_rank(const char *dir, int64_t r, learn_profile *p, size_t *cap, cart_line *cart,
                             int64_t *size, smp_error *err)
@@ -76,42 +118,9 @@ static smp_status read_rank(const char *dir, int64_t r, learn_profile *p, size_t
             p->unresolved += a;
         } else if (sscanf(line, "%31s %lld %lld", word, &a, &b) == 3 &&
                    (!strcmp(word, "cart") || !strcmp(word, "dims_create"))) {
-            /* the calls of this rank's own processes only count when they
-             * span every rank */
-            bool is_cart = !strcmp(word, "cart");
-            int nd = (int)b;
-            if (a != *size || nd < 1 || nd > SMP_MAX_DIMS)
-                continue;
-            char *q = line;
-            for (int k = 0; k < 3; k++) /* past the word and two numbers */
-                q = strchr(q, ' ') ? strchr(q, ' ') + 1 : q + strlen(q);
-            int64_t v[2 * SMP_MAX_DIMS + 2];
-            int need = is_cart ? 2 * nd + 2 : nd, got = 0;
-            while (got < need) {
-                char *end;
-                long long x = strtoll(q, &end, 10);
-                if (end == q)
-                    break;
-                v[got++] = x;
-                q = end;
-            }
-            if (got != need) {
-                s = smp_error_set(err, SMP_ERR_INPUT, "%s:%d: malformed %s line", path, lineno, word);
-                break;
-            }
-            if (is_cart) {
-                cart->have = true;
-                cart->ndims = nd;
-                for (int d = 0; d < nd; d++) {
-                    cart->dims[d] = v[d];
-                    cart->periods[d] = v[nd + d] != 0;
-                }
-                cart->reorder = v[2 * nd] != 0;
-                cart->cart_rank = v[2 * nd + 1];
-            } else if (r == 0) {
-                p->dc_ndims = nd;
-                memcpy(p->dc_dims, v, sizeof(int64_t) * (size_t)nd);
-            }
+            s = read_call(line, word, a, b, r, *size, p, cart);
+            if (s)
+                smp_error_set(err, s, "%s:%d: malformed %s line", path, lineno, word);
         } else
             s = smp_error_set(err, SMP_ERR_INPUT, "%s:%d: unexpected line", path, lineno);
     }

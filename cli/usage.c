@@ -21,7 +21,7 @@ static void plan_usage(FILE *out)
 {
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--sockets COUNTS]\n"
-          "                       [--socketfile FILE] [--json] [--map]\n"
+          "                       [--socketfile FILE] [--profile DIR] [--json] [--map]\n"
           "\n"
           "Computes which node each rank runs on and prints a summary line.\n"
           "\n",
@@ -38,6 +38,7 @@ static void plan_usage(FILE *out)
           "                  split each node's ranks over its sockets and report the\n"
           "                  inter-socket edges beside the naive split's\n"
           "--socketfile FILE write line r = socket of rank r in its node ('-': stdout)\n"
+          "--profile DIR     warn when the spec explains this profile badly (see learn)\n"
           "--json            one JSON object instead of the summary line\n"
           "--map             draw blocked and the placement, one letter per node\n"
           "--help            this text\n"

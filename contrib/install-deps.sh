@@ -15,6 +15,7 @@ packages=(
     librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG
     debhelper dpkg-dev lintian  # tests/package: the .deb packages, built and checked
     rpm                         # tests/package/rpm.sh: rpmbuild of contrib/rpm/stencilmap.spec
+    lammps                      # tests/app: a real MPI code, profiled, learned and placed
 )
 
 missing=()

@@ -37,6 +37,7 @@
 #include "coords.h"
 #include "formats.h"
 #include "policy.h"
+#include "profile_check.h"
 #include "profile_launch.h"
 #include "record.h"
 #include "srun_rules.h"
@@ -202,6 +203,8 @@ static int apply_local(const char *spec, sm_spec_source src)
         sm_step_release(&step);
         return -1;
     }
+    if (step.have_spec)
+        sm_profile_check(&step.spec); /* before export_env clears STENCIL_MAP_* */
     if (step.fallback) {
         fprintf(stderr,
                 "stencil-map: WARNING: %s\n"

@@ -68,7 +68,7 @@ run_suite rpm env RPM_WORK="$build/rpm" "$top/tests/package/rpm.sh"
 # the suites that start their own minicluster (netns: nodes behind shaped
 # links; demo: the README's main-job command), then the sanitized rerun and
 # a short bounded fuzzing of the parsers and the planning path
-for suite in integration injob audit profile reliability netns demo sanitize; do
+for suite in integration injob audit profile app reliability netns demo sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
     run_suite "$suite" "$top/tests/$suite/run.sh"
 done

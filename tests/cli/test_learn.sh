@@ -232,6 +232,31 @@ p = subprocess.run([sm, "score", bad, "--profile", lam, "--nodes", "n[1-8]", "--
                    capture_output=True, text=True)
 check(p.returncode == 0 and "warning: the spec's stencil covers only" in p.stderr,
       "score --profile warns about a spec in the wrong order", p.stdout + p.stderr)
+check(p.returncode == 0 and "warning: wrong dimension order: the spec's grid is [8, 4, 4], the application's [4, 4, 8]"
+      in p.stderr, "score --profile names the wrong dimension order", p.stderr)
+# plan --profile: the same warnings, the plan made all the same; the right
+# grid unweighted is warned about its weights, the learned spec not at all
+p = subprocess.run([sm, "plan", bad, "--profile", lam, "--nodes", "n[1-8]", "--slots", "16"],
+                   capture_output=True, text=True)
+check(p.returncode == 0 and "stencil-map plan: warning: wrong dimension order" in p.stderr
+      and "stencil-map: " in p.stdout, "plan --profile warns about a spec in the wrong order", p.stdout + p.stderr)
+json.dump({"grid": {"dims": [4, 4, 8], "periods": [True] * 3}, "stencil": "7pt"}, open(bad, "w"))
+p = subprocess.run([sm, "plan", bad, "--profile=" + lam, "--nodes", "n[1-8]", "--slots", "16"],
+                   capture_output=True, text=True)
+check(p.returncode == 0 and "warning: the spec has no weights" in p.stderr and "order" not in p.stderr,
+      "plan --profile warns about missing weights", p.stderr)
+learned_lam = os.path.join(work, "learned-lammps.json")
+subprocess.run([sm, "learn", lam, "--output", learned_lam], capture_output=True, text=True)
+p = subprocess.run([sm, "plan", learned_lam, "--profile", lam, "--nodes", "n[1-8]", "--slots", "16"],
+                   capture_output=True, text=True)
+check(p.returncode == 0 and "warning" not in p.stderr, "plan --profile: the learned spec fits", p.stderr)
+p = subprocess.run([sm, "plan", learned_lam, "--nodes", "n[1-8]", "--slots", "16", "--profile"],
+                   capture_output=True, text=True)
+check(p.returncode == 2 and "--profile needs a DIR" in p.stderr, "plan --profile without DIR", p.stderr)
+p = subprocess.run([sm, "plan", learned_lam, "--profile", os.path.join(work, "nowhere"), "--nodes", "n[1-8]",
+                    "--slots", "16"], capture_output=True, text=True)
+check(p.returncode == 2 and "--profile " in p.stderr and "rank.0" in p.stderr, "plan --profile of no profile",
+      p.stderr)
 p = subprocess.run([sm, "score", bad, "--profile", lam], capture_output=True, text=True)
 check(p.returncode == 2 and "--nodes" in p.stderr, "score --profile needs --nodes and --slots", p.stderr)
 

@@ -12,6 +12,9 @@
 
 #include <stencilmap/placement.h>
 
+#include "smr_record.h"
+#include "smr_verify.h"
+
 /* Exit status of `stencil-map audit`; over several steps the worst wins,
  * in the order unreadable > inconsistent > failed > missing > ok. */
 enum {
@@ -23,63 +26,23 @@ enum {
     AUDIT_FAILED = 5      /* the plugin stopped a step before its launch */
 };
 
-/* What a record says the plugin did (spank_plugin/record.c). */
-typedef enum {
-    AUDIT_KIND_PLACED,   /* a plan: grid, stencil, figures and placement */
-    AUDIT_KIND_FALLBACK, /* on_error=blocked: Slurm's block layout, and why */
-    AUDIT_KIND_NOTHING   /* algorithm_used null: the plan failed, nothing placed */
-} audit_kind;
-
-/* The in-job verification "<record minus .json>.verify.json". */
+/* The in-job verification "<record minus .json>.verify.json" as the
+ * audit found it. */
 typedef struct {
     bool present;          /* the file exists */
     bool readable;         /* ... and parsed */
     char *path;
     char error[512];       /* why it is unreadable */
-    char status[16];       /* OK, MISMATCH, ERROR */
-    char message[512];
-    int64_t job_id, step_id; /* -1 when not given */
-    int64_t ranks;
-    bool has_planned, has_observed;
-    int64_t planned_j_sum, planned_j_max;
-    int64_t observed_j_sum, observed_j_max;
-    char **rank_nodes;     /* node of each rank as the ranks reported it, or NULL */
-    int64_t rank_nodes_count;
+    smr_verify v;          /* what it says (record/smr_verify.h) */
 } audit_verify;
 
-/* One record.  Reading checks types only; whether the fields agree with
- * each other is audit_check's business, so a hand-edited record is
- * reported as inconsistent, not as unreadable. */
+/* One record as the audit read it: the record module's struct, and where
+ * it came from. */
 typedef struct {
     char *path;
     char error[512];       /* set when unreadable */
-    json_t *json;
-    int64_t job_id, step_id; /* step_id -1: null, the step was never created */
-    char user[256];
-    char time[64];
-    char spec[1024];
-    char spec_source[64];
-    smp_nodes nodes;       /* names and slots as recorded */
-    audit_kind kind;
-    bool placed;           /* kind == AUDIT_KIND_PLACED */
-    char fallback[640];    /* the fallback's reason */
-    /* Records written before the plugin recorded unlaunched steps have no
-     * "launched": they were all written for launched steps. */
-    bool launched;
-    char launch_error[1024]; /* "error": why it failed, fell back or never launched */
-    double plugin_ms, plugin_cpu_ms, alloc_check_ms; /* -1: not recorded */
-    char alg_requested[32], alg_override[32], alg_used[32];
-    int64_t ranks;
-    smp_grid grid;
-    smp_stencil stencil;
-    bool have_stencil;
-    int64_t j_sum, j_max, blocked_j_sum, blocked_j_max;
-    /* bind=socket steps: inter-socket edges of the split and of the naive
-     * one (consecutive ranks per socket), as the plugin computed them */
-    bool bound;
-    int64_t socket_j_sum, socket_j_max, naive_socket_j_sum, naive_socket_j_max;
-    int32_t *node_of_rank; /* placement as indices into nodes, -1 for unknown names */
-    int64_t placement_count;
+    smr_record r;          /* what it says (record/smr_record.h) */
+    bool placed;           /* r.kind == SMR_KIND_PLACED */
     audit_verify verify;
 } audit_record;
 
@@ -87,11 +50,6 @@ typedef struct {
  * naming the field.  Free with audit_record_free() either way. */
 int audit_record_read(const char *path, audit_record *rec);
 void audit_record_free(audit_record *rec);
-/* "<path minus .json>.verify.json", malloc'd */
-char *audit_verify_path(const char *record_path);
-/* Reads a verification file (v->present is false when it does not exist). */
-int audit_verify_read(const char *path, audit_verify *v);
-void audit_verify_free(audit_verify *v);
 
 /* ---- finding records (record_find.c) --------------------------------- */
 /* The record directory: opt, else $STENCILMAP_RECORD_DIR, else record_dir=
@@ -99,7 +57,8 @@ void audit_verify_free(audit_verify *v);
  * message; source says where the directory came from. */
 int audit_record_dir(const char *opt, char *out, size_t n, char *source, size_t sn, char *msg,
                      size_t mn);
-/* The step of <job>.nostep-<pid>.json records, sorted after a job's steps. */
+/* The step of <job>.nostep-<pid>.json records in a search: sorted after
+ * a job's steps. */
 #define AUDIT_NO_STEP INT64_MAX
 
 typedef struct {

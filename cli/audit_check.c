@@ -72,28 +72,30 @@ static void check_names(const audit_record *rec, json_t *res, bool in_record_dir
 {
     const char *slash = strrchr(rec->path, '/');
     const char *base = slash ? slash + 1 : rec->path;
-    long long j, s;
-    int pos = 0;
-    if (sscanf(base, "%lld.nostep-%n", &j, &pos) == 1 && pos > 0) {
-        if (j != rec->job_id || rec->step_id >= 0)
+    int64_t job, step;
+    if (!smr_record_name_parse(base, &job, &step)) {
+        /* a file named otherwise (--record FILE): nothing to compare */
+    } else if (step == SMR_NO_STEP) {
+        if (job != rec->r.job_id || rec->r.step_id >= 0)
             problem(res, "inconsistent", "the file name says job %lld without a step id, the record "
-                    "%lld.%lld", j, (long long)rec->job_id, (long long)rec->step_id);
-    } else if (sscanf(base, "%lld.%lld.", &j, &s) == 2 && (j != rec->job_id || s != rec->step_id)) {
-        if (rec->step_id < 0)
+                    "%lld.%lld", (long long)job, (long long)rec->r.job_id, (long long)rec->r.step_id);
+    } else if (job != rec->r.job_id || step != rec->r.step_id) {
+        if (rec->r.step_id < 0)
             problem(res, "inconsistent", "the file name says step %lld.%lld, the record job %lld "
-                    "without a step id", j, s, (long long)rec->job_id);
+                    "without a step id", (long long)job, (long long)step, (long long)rec->r.job_id);
         else
             problem(res, "inconsistent", "the file name says step %lld.%lld, the record %lld.%lld",
-                    j, s, (long long)rec->job_id, (long long)rec->step_id);
+                    (long long)job, (long long)step, (long long)rec->r.job_id,
+                    (long long)rec->r.step_id);
     }
     if (in_record_dir && slash) {
         const char *d = slash;
         while (d > rec->path && d[-1] != '/')
             d--;
         size_t dl = (size_t)(slash - d);
-        if (strlen(rec->user) != dl || strncmp(d, rec->user, dl))
+        if (strlen(rec->r.user) != dl || strncmp(d, rec->r.user, dl))
             problem(res, "inconsistent", "the record of user '%s' lies in the directory of '%.*s'",
-                    rec->user, (int)dl, d);
+                    rec->r.user, (int)dl, d);
     }
 }
 
@@ -102,46 +104,46 @@ static void check_names(const audit_record *rec, json_t *res, bool in_record_dir
 static bool check_shape(const audit_record *rec, json_t *res)
 {
     bool ok = true;
-    if (rec->stencil.ndims != rec->grid.ndims) {
+    if (rec->r.stencil.ndims != rec->r.grid.ndims) {
         problem(res, "inconsistent", "stencil.offsets are %d-dimensional, the grid %d-dimensional",
-                rec->stencil.ndims, rec->grid.ndims);
+                rec->r.stencil.ndims, rec->r.grid.ndims);
         ok = false;
     }
-    if (rec->grid.size != rec->ranks) {
-        problem(res, "inconsistent", "ranks is %lld, but the grid holds %lld", (long long)rec->ranks,
-                (long long)rec->grid.size);
+    if (rec->r.grid.size != rec->r.ranks) {
+        problem(res, "inconsistent", "ranks is %lld, but the grid holds %lld", (long long)rec->r.ranks,
+                (long long)rec->r.grid.size);
         ok = false;
     }
-    if (rec->placement_count != rec->ranks) {
+    if (rec->r.placement_count != rec->r.ranks) {
         problem(res, "inconsistent", "placement has %lld entries, ranks is %lld",
-                (long long)rec->placement_count, (long long)rec->ranks);
+                (long long)rec->r.placement_count, (long long)rec->r.ranks);
         ok = false;
     }
-    int64_t *used = calloc((size_t)rec->nodes.count + 1, sizeof(int64_t));
+    int64_t *used = calloc((size_t)rec->r.nodes.count + 1, sizeof(int64_t));
     if (!used) {
         problem(res, "unreadable", "out of memory");
         return false;
     }
     int64_t unknown = 0, first = -1;
-    for (int64_t r = 0; r < rec->placement_count; r++) {
-        if (rec->node_of_rank[r] < 0) {
+    for (int64_t r = 0; r < rec->r.placement_count; r++) {
+        if (rec->r.node_of_rank[r] < 0) {
             if (!unknown++)
                 first = r;
         } else {
-            used[rec->node_of_rank[r]]++;
+            used[rec->r.node_of_rank[r]]++;
         }
     }
     if (unknown) {
         problem(res, "inconsistent", "placement[%lld] ('%s') and %lld more name no node of the record",
                 (long long)first,
-                json_string_value(json_array_get(json_object_get(rec->json, "placement"), (size_t)first)),
+                smr_record_node_of(&rec->r, first),
                 (long long)(unknown - 1));
         ok = false;
     }
-    for (int i = 0; i < rec->nodes.count; i++)
-        if (used[i] > rec->nodes.slots[i]) {
+    for (int i = 0; i < rec->r.nodes.count; i++)
+        if (used[i] > rec->r.nodes.slots[i]) {
             problem(res, "inconsistent", "placement puts %lld ranks on %s, which has %d slots",
-                    (long long)used[i], rec->nodes.names[i], rec->nodes.slots[i]);
+                    (long long)used[i], rec->r.nodes.names[i], rec->r.nodes.slots[i]);
             ok = false;
         }
     free(used);
@@ -154,44 +156,44 @@ static void check_figures(const audit_record *rec, json_t *res)
     smp_error err;
     smp_score sc;
     smp_error_clear(&err);
-    if (smp_score_compute(&rec->grid, &rec->stencil, rec->node_of_rank, rec->nodes.count, &sc,
+    if (smp_score_compute(&rec->r.grid, &rec->r.stencil, rec->r.node_of_rank, rec->r.nodes.count, &sc,
                           &err)) {
         problem(res, "inconsistent", "the placement cannot be scored: %s", err.msg);
         return;
     }
     json_t *rs = pair(sc.j_sum, sc.j_max);
     json_object_set_new(res, "rescored", rs);
-    if (sc.j_sum != rec->j_sum)
+    if (sc.j_sum != rec->r.j_sum)
         problem(res, "inconsistent", "j_sum is %lld in the record, %lld from its placement",
-                (long long)rec->j_sum, (long long)sc.j_sum);
-    if (sc.j_max != rec->j_max)
+                (long long)rec->r.j_sum, (long long)sc.j_sum);
+    if (sc.j_max != rec->r.j_max)
         problem(res, "inconsistent", "j_max is %lld in the record, %lld from its placement",
-                (long long)rec->j_max, (long long)sc.j_max);
+                (long long)rec->r.j_max, (long long)sc.j_max);
     /* the plugin keeps the naive split where its own would cut more */
-    if (rec->bound && (rec->socket_j_sum > rec->naive_socket_j_sum ||
-                       rec->socket_j_max > rec->socket_j_sum))
+    if (rec->r.bound && (rec->r.socket_j_sum > rec->r.naive_socket_j_sum ||
+                       rec->r.socket_j_max > rec->r.socket_j_sum))
         problem(res, "inconsistent",
                 "j_socket_sum %lld, j_socket_max %lld: worse than the naive split's %lld, or a "
                 "maximum above the total",
-                (long long)rec->socket_j_sum, (long long)rec->socket_j_max,
-                (long long)rec->naive_socket_j_sum);
+                (long long)rec->r.socket_j_sum, (long long)rec->r.socket_j_max,
+                (long long)rec->r.naive_socket_j_sum);
     smp_placement bl = {0};
-    if (smp_plan(&rec->grid, &rec->stencil, rec->nodes.slots, rec->nodes.count, SMP_ALG_BLOCKED,
+    if (smp_plan(&rec->r.grid, &rec->r.stencil, rec->r.nodes.slots, rec->r.nodes.count, SMP_ALG_BLOCKED,
                  &bl, &err)) {
         problem(res, "inconsistent", "the blocked layout cannot be re-planned: %s", err.msg);
         return;
     }
     json_object_set_new(rs, "blocked", pair(bl.score.j_sum, bl.score.j_max));
-    if (smp_stencil_weighted(&rec->stencil)) /* what auto minimised: the weighted figures */
+    if (smp_stencil_weighted(&rec->r.stencil)) /* what auto minimised: the weighted figures */
         json_object_set_new(res, "weighted",
                             json_pack("{s:f,s:f,s:{s:f,s:f}}", "j_sum", sc.w_sum, "j_max", sc.w_max,
                                       "blocked", "j_sum", bl.score.w_sum, "j_max", bl.score.w_max));
-    if (bl.score.j_sum != rec->blocked_j_sum)
+    if (bl.score.j_sum != rec->r.blocked_j_sum)
         problem(res, "inconsistent", "blocked_j_sum is %lld in the record, %lld re-planned",
-                (long long)rec->blocked_j_sum, (long long)bl.score.j_sum);
-    if (bl.score.j_max != rec->blocked_j_max)
+                (long long)rec->r.blocked_j_sum, (long long)bl.score.j_sum);
+    if (bl.score.j_max != rec->r.blocked_j_max)
         problem(res, "inconsistent", "blocked_j_max is %lld in the record, %lld re-planned",
-                (long long)rec->blocked_j_max, (long long)bl.score.j_max);
+                (long long)rec->r.blocked_j_max, (long long)bl.score.j_max);
     smp_placement_free(&bl);
 }
 
@@ -200,23 +202,22 @@ static json_t *rank_check(const audit_record *rec, char **observed, int64_t coun
                           const char *source, json_t *res)
 {
     char d[700];
-    if (count != rec->placement_count) {
+    if (count != rec->r.placement_count) {
         snprintf(d, sizeof(d), "%lld ranks ran, %lld were planned", (long long)count,
-                 (long long)rec->placement_count);
+                 (long long)rec->r.placement_count);
         problem(res, "inconsistent", "launch differs (%s): %s", source, d);
         return check(source, "per rank", false, d);
     }
-    json_t *pl = json_object_get(rec->json, "placement");
     int64_t wrong = 0, first = -1;
     for (int64_t r = 0; r < count; r++)
-        if (strcmp(observed[r], json_string_value(json_array_get(pl, (size_t)r))) && !wrong++)
+        if (strcmp(observed[r], smr_record_node_of(&rec->r, r)) && !wrong++)
             first = r;
     if (wrong) {
         snprintf(d, sizeof(d),
                  "%lld of %lld ranks ran elsewhere than planned (first: rank %lld on %.200s, "
                  "planned %.200s)",
                  (long long)wrong, (long long)count, (long long)first, observed[first],
-                 json_string_value(json_array_get(pl, (size_t)first)));
+                 smr_record_node_of(&rec->r, first));
         problem(res, "inconsistent", "launch differs (%s): %s", source, d);
     } else {
         snprintf(d, sizeof(d), "all %lld ranks ran on their planned node", (long long)count);
@@ -228,20 +229,20 @@ static json_t *rank_check(const audit_record *rec, char **observed, int64_t coun
  * the placement uses */
 static json_t *slurm_check(const audit_record *rec, const audit_slurm *sl, json_t *res)
 {
-    bool *used = calloc((size_t)rec->nodes.count + 1, sizeof(bool));
+    bool *used = calloc((size_t)rec->r.nodes.count + 1, sizeof(bool));
     int nused = 0, missing = 0;
     const char *miss = NULL;
-    for (int64_t r = 0; used && r < rec->placement_count; r++)
-        if (rec->node_of_rank[r] >= 0 && !used[rec->node_of_rank[r]]) {
-            used[rec->node_of_rank[r]] = true;
+    for (int64_t r = 0; used && r < rec->r.placement_count; r++)
+        if (rec->r.node_of_rank[r] >= 0 && !used[rec->r.node_of_rank[r]]) {
+            used[rec->r.node_of_rank[r]] = true;
             nused++;
         }
-    for (int i = 0; used && i < rec->nodes.count; i++) {
+    for (int i = 0; used && i < rec->r.nodes.count; i++) {
         bool in = false;
         for (int k = 0; k < sl->nnodes && !in; k++)
-            in = !strcmp(sl->nodes[k], rec->nodes.names[i]);
+            in = !strcmp(sl->nodes[k], rec->r.nodes.names[i]);
         if (used[i] && !in && !missing++)
-            miss = rec->nodes.names[i];
+            miss = rec->r.nodes.names[i];
     }
     free(used);
     char d[1400];
@@ -252,9 +253,9 @@ static json_t *slurm_check(const audit_record *rec, const audit_slurm *sl, json_
     else if (sl->step_level && sl->nnodes != nused)
         snprintf(d, sizeof(d), "the step ran on %d nodes (%.800s), the plan uses %d", sl->nnodes,
                  sl->nodelist, nused);
-    else if (sl->step_level && sl->tasks >= 0 && sl->tasks != rec->ranks)
+    else if (sl->step_level && sl->tasks >= 0 && sl->tasks != rec->r.ranks)
         snprintf(d, sizeof(d), "the step has %lld tasks, the plan %lld ranks",
-                 (long long)sl->tasks, (long long)rec->ranks);
+                 (long long)sl->tasks, (long long)rec->r.ranks);
     else {
         ok = true;
         if (sl->step_level)
@@ -358,101 +359,135 @@ static void free_names(char **v, int64_t n)
     free(v);
 }
 
+/* the figures the job observed (and was told) against the record's */
+static void check_figures_verified(const audit_record *rec, json_t *vj, json_t *res)
+{
+    const smr_verify *v = &rec->verify.v;
+    if (v->ranks != rec->r.ranks)
+        problem(res, "inconsistent", "the job had %lld ranks, the record %lld", (long long)v->ranks,
+                (long long)rec->r.ranks);
+    if (v->has_planned && (v->planned_j_sum != rec->r.j_sum || v->planned_j_max != rec->r.j_max))
+        problem(res, "inconsistent",
+                "the job was told J_sum %lld, J_max %lld; the record says %lld, %lld",
+                (long long)v->planned_j_sum, (long long)v->planned_j_max, (long long)rec->r.j_sum,
+                (long long)rec->r.j_max);
+    bool agrees = v->observed_j_sum == rec->r.j_sum && v->observed_j_max == rec->r.j_max;
+    json_object_set_new(vj, "agrees_with_record", json_boolean(agrees));
+    if (!agrees)
+        problem(res, "inconsistent",
+                "the job observed J_sum %lld, J_max %lld; the record planned %lld, %lld",
+                (long long)v->observed_j_sum, (long long)v->observed_j_max, (long long)rec->r.j_sum,
+                (long long)rec->r.j_max);
+}
+
 /* the in-job verification against the record */
 static void check_verify(const audit_record *rec, json_t *res, json_t *checks, json_t *unchecked)
 {
-    const audit_verify *v = &rec->verify;
-    if (!v->present) {
+    const audit_verify *av = &rec->verify;
+    const smr_verify *v = &av->v;
+    if (!av->present) {
         json_object_set_new(res, "verify", json_null());
-        if (rec->launched) /* else no step ran that could have written one */
+        if (rec->r.launched) /* else no step ran that could have written one */
             json_array_append_new(unchecked,
                               json_string("in-job result: none (no stencil-map-verify step wrote "
                                           "<record>.verify.json)"));
         return;
     }
-    if (!v->readable) {
-        json_object_set_new(res, "verify", json_pack("{s:s,s:s}", "path", v->path, "error", v->error));
-        problem(res, "unreadable", "in-job result %s: %s", v->path, v->error);
+    if (!av->readable) {
+        json_object_set_new(res, "verify", json_pack("{s:s,s:s}", "path", av->path, "error", av->error));
+        problem(res, "unreadable", "in-job result %s: %s", av->path, av->error);
         return;
     }
-    json_t *vj = json_pack("{s:s,s:s,s:s}", "path", v->path, "status", v->status, "message",
-                           v->message);
+    json_t *vj = json_pack("{s:s,s:s,s:s}", "path", av->path, "status",
+                           smr_verify_status_name(v->status), "message", v->message);
     json_object_set_new(vj, "planned", v->has_planned ? pair(v->planned_j_sum, v->planned_j_max)
                                                       : json_null());
     json_object_set_new(vj, "observed", v->has_observed
                                             ? pair(v->observed_j_sum, v->observed_j_max)
                                             : json_null());
     json_object_set_new(res, "verify", vj);
-    if (!rec->launched)
+    if (!rec->r.launched)
         problem(res, "inconsistent", "an in-job result exists, but the record says the step was "
                 "never launched");
-    if ((v->job_id >= 0 && v->job_id != rec->job_id) ||
-        (v->step_id >= 0 && v->step_id != rec->step_id))
+    if ((v->job_id >= 0 && v->job_id != rec->r.job_id) ||
+        (v->step_id >= 0 && v->step_id != rec->r.step_id))
         problem(res, "inconsistent", "the in-job result is of step %lld.%lld, the record of %lld.%lld",
-                (long long)v->job_id, (long long)v->step_id, (long long)rec->job_id,
-                (long long)rec->step_id);
-    if (!strcmp(v->status, "ERROR")) {
+                (long long)v->job_id, (long long)v->step_id, (long long)rec->r.job_id,
+                (long long)rec->r.step_id);
+    if (v->status == SMR_VERIFY_ERROR) {
         char buf[700];
         snprintf(buf, sizeof(buf), "in-job result: the verification failed: %s", v->message);
         json_array_append_new(unchecked, json_string(buf));
         return;
     }
-    if (!rec->placed || !rec->launched)
+    if (!rec->placed || !rec->r.launched)
         return;
-    if (v->ranks != rec->ranks)
-        problem(res, "inconsistent", "the job had %lld ranks, the record %lld", (long long)v->ranks,
-                (long long)rec->ranks);
-    if (v->has_planned && (v->planned_j_sum != rec->j_sum || v->planned_j_max != rec->j_max))
-        problem(res, "inconsistent",
-                "the job was told J_sum %lld, J_max %lld; the record says %lld, %lld",
-                (long long)v->planned_j_sum, (long long)v->planned_j_max, (long long)rec->j_sum,
-                (long long)rec->j_max);
-    bool agrees = v->observed_j_sum == rec->j_sum && v->observed_j_max == rec->j_max;
-    json_object_set_new(vj, "agrees_with_record", json_boolean(agrees));
-    if (!agrees)
-        problem(res, "inconsistent",
-                "the job observed J_sum %lld, J_max %lld; the record planned %lld, %lld",
-                (long long)v->observed_j_sum, (long long)v->observed_j_max, (long long)rec->j_sum,
-                (long long)rec->j_max);
-    if (v->rank_nodes)
+    check_figures_verified(rec, vj, res);
+    if (v->has_rank_nodes)
         json_array_append_new(checks, rank_check(rec, v->rank_nodes, v->rank_nodes_count,
                                                  "in-job result (PMIx)", res));
 }
 
 static void set_common(json_t *res, const audit_record *rec)
 {
-    json_object_set_new(res, "user", json_string(rec->user));
-    json_object_set_new(res, "time", json_string(rec->time));
-    json_object_set_new(res, "spec", rec->spec[0] ? json_string(rec->spec) : json_null());
+    json_object_set_new(res, "user", json_string(rec->r.user));
+    json_object_set_new(res, "time", json_string(rec->r.time));
+    json_object_set_new(res, "spec", rec->r.spec[0] ? json_string(rec->r.spec) : json_null());
     json_object_set_new(res, "spec_source",
-                        rec->spec_source[0] ? json_string(rec->spec_source) : json_null());
+                        rec->r.spec_source[0] ? json_string(rec->r.spec_source) : json_null());
     json_object_set_new(
         res, "algorithm",
-        json_pack("{s:s?,s:s?,s:s?}", "requested", rec->alg_requested[0] ? rec->alg_requested : NULL,
-                  "override", rec->alg_override[0] ? rec->alg_override : NULL, "used",
-                  rec->alg_used[0] ? rec->alg_used : NULL));
-    json_object_set_new(res, "nodes", json_deep_copy(json_object_get(rec->json, "nodes")));
-    json_object_set_new(res, "slots", json_deep_copy(json_object_get(rec->json, "slots")));
+        json_pack("{s:s?,s:s?,s:s?}", "requested", rec->r.alg_requested[0] ? rec->r.alg_requested : NULL,
+                  "override", rec->r.alg_override[0] ? rec->r.alg_override : NULL, "used",
+                  rec->r.alg_used[0] ? rec->r.alg_used : NULL));
+    json_t *nodes = json_array(), *slots = json_array();
+    for (int i = 0; i < rec->r.nodes.count; i++) {
+        json_array_append_new(nodes, json_string(rec->r.nodes.names[i]));
+        json_array_append_new(slots, json_integer(rec->r.nodes.slots[i]));
+    }
+    json_object_set_new(res, "nodes", nodes);
+    json_object_set_new(res, "slots", slots);
+}
+
+/* the grid as the record gives it (without "order" when it has none) */
+static json_t *grid_json(const audit_record *rec)
+{
+    const smp_grid *g = &rec->r.grid;
+    json_t *dims = json_array(), *per = json_array();
+    for (int i = 0; i < g->ndims; i++) {
+        json_array_append_new(dims, json_integer(g->dims[i]));
+        json_array_append_new(per, json_boolean(g->periods[i]));
+    }
+    json_t *j = json_pack("{s:o,s:o}", "dims", dims, "periods", per);
+    if (rec->r.grid_order_given)
+        json_object_set_new(j, "order", json_string(smp_order_name(g->order)));
+    return j;
+}
+
+static json_t *sockets_json(const audit_record *rec)
+{
+    json_t *per = json_array();
+    for (int i = 0; i < rec->r.nodes.count; i++)
+        json_array_append_new(per, json_integer(rec->r.sockets[i]));
+    return json_pack("{s:o,s:o,s:o}", "per_node", per, "planned",
+                     pair(rec->r.socket_j_sum, rec->r.socket_j_max), "naive",
+                     pair(rec->r.naive_socket_j_sum, rec->r.naive_socket_j_max));
 }
 
 static void set_placed(json_t *res, const audit_record *rec)
 {
-    json_object_set_new(res, "ranks", json_integer(rec->ranks));
-    json_object_set_new(res, "grid", json_deep_copy(json_object_get(rec->json, "grid")));
+    json_object_set_new(res, "ranks", json_integer(rec->r.ranks));
+    json_object_set_new(res, "grid", grid_json(rec));
     json_object_set_new(res, "stencil",
                         json_pack("{s:s,s:i,s:b}", "name",
-                                  rec->stencil.name[0] ? rec->stencil.name : "custom", "offsets",
-                                  rec->stencil.count, "weighted",
-                                  smp_stencil_weighted(&rec->stencil)));
-    json_object_set_new(res, "planned", pair(rec->j_sum, rec->j_max));
-    json_object_set_new(res, "blocked", pair(rec->blocked_j_sum, rec->blocked_j_max));
-    json_object_set_new(res, "saved", json_integer(rec->blocked_j_sum - rec->j_sum));
-    if (rec->bound)
-        json_object_set_new(res, "sockets",
-                            json_pack("{s:O,s:o,s:o}", "per_node",
-                                      json_object_get(rec->json, "sockets"), "planned",
-                                      pair(rec->socket_j_sum, rec->socket_j_max), "naive",
-                                      pair(rec->naive_socket_j_sum, rec->naive_socket_j_max)));
+                                  rec->r.stencil.name[0] ? rec->r.stencil.name : "custom", "offsets",
+                                  rec->r.stencil.count, "weighted",
+                                  smp_stencil_weighted(&rec->r.stencil)));
+    json_object_set_new(res, "planned", pair(rec->r.j_sum, rec->r.j_max));
+    json_object_set_new(res, "blocked", pair(rec->r.blocked_j_sum, rec->r.blocked_j_max));
+    json_object_set_new(res, "saved", json_integer(rec->r.blocked_j_sum - rec->r.j_sum));
+    if (rec->r.bound)
+        json_object_set_new(res, "sockets", sockets_json(rec));
 }
 
 bool audit_plugin_stopped(const audit_record *rec)
@@ -461,7 +496,7 @@ bool audit_plugin_stopped(const audit_record *rec)
      * id and nothing placed; a refused launch (task count) with the step's
      * id; srun's own exit before the step existed, with no id after a
      * plan or a fallback */
-    return !rec->launched && (rec->kind == AUDIT_KIND_NOTHING || rec->step_id >= 0);
+    return !rec->r.launched && (rec->r.kind == SMR_KIND_NOTHING || rec->r.step_id >= 0);
 }
 
 /* launched, error and the plugin's timings; the status of a step that
@@ -475,34 +510,34 @@ bool audit_plugin_stopped(const audit_record *rec)
  *                   error, which the record does not hold, not the plugin's. */
 static void check_launch_record(const audit_record *rec, json_t *res)
 {
-    json_object_set_new(res, "launched", json_boolean(rec->launched));
-    json_object_set_new(res, "error", rec->launch_error[0] ? json_string(rec->launch_error)
+    json_object_set_new(res, "launched", json_boolean(rec->r.launched));
+    json_object_set_new(res, "error", rec->r.error[0] ? json_string(rec->r.error)
                                                            : json_null());
-    if (rec->plugin_ms >= 0 || rec->plugin_cpu_ms >= 0 || rec->alloc_check_ms >= 0) {
+    if (rec->r.plugin_ms >= 0 || rec->r.plugin_cpu_ms >= 0 || rec->r.alloc_check_ms >= 0) {
         json_t *t = json_object();
-        if (rec->plugin_ms >= 0)
-            json_object_set_new(t, "plugin_ms", json_real(rec->plugin_ms));
-        if (rec->plugin_cpu_ms >= 0)
-            json_object_set_new(t, "plugin_cpu_ms", json_real(rec->plugin_cpu_ms));
-        if (rec->alloc_check_ms >= 0)
-            json_object_set_new(t, "alloc_check_ms", json_real(rec->alloc_check_ms));
+        if (rec->r.plugin_ms >= 0)
+            json_object_set_new(t, "plugin_ms", json_real(rec->r.plugin_ms));
+        if (rec->r.plugin_cpu_ms >= 0)
+            json_object_set_new(t, "plugin_cpu_ms", json_real(rec->r.plugin_cpu_ms));
+        if (rec->r.alloc_check_ms >= 0)
+            json_object_set_new(t, "alloc_check_ms", json_real(rec->r.alloc_check_ms));
         json_object_set_new(res, "timing", t);
     }
-    if (rec->kind == AUDIT_KIND_FALLBACK && strcmp(rec->alg_used, "blocked"))
+    if (rec->r.kind == SMR_KIND_FALLBACK && strcmp(rec->r.alg_used, "blocked"))
         problem(res, "inconsistent", "the record fell back to blocked, but algorithm_used is '%s'",
-                rec->alg_used[0] ? rec->alg_used : "null");
-    if (rec->launched) {
-        if (rec->kind == AUDIT_KIND_NOTHING)
+                rec->r.alg_used[0] ? rec->r.alg_used : "null");
+    if (rec->r.launched) {
+        if (rec->r.kind == SMR_KIND_NOTHING)
             problem(res, "inconsistent", "launched is true, but nothing was placed "
                     "(algorithm_used null) and it did not fall back");
-        if (rec->step_id < 0)
+        if (rec->r.step_id < 0)
             problem(res, "inconsistent", "launched is true, but step_id is null");
         return;
     }
-    if (!rec->launch_error[0])
+    if (!rec->r.error[0])
         problem(res, "inconsistent", "launched is false, but error is null: the record does not "
                 "say why");
-    const char *why = rec->launch_error[0] ? rec->launch_error : "reason not recorded";
+    const char *why = rec->r.error[0] ? rec->r.error : "reason not recorded";
     if (audit_plugin_stopped(rec))
         problem(res, "failed", "not launched: the plugin stopped the step: %s", why);
     else if (!strcmp(status_of(res), "ok") || !strcmp(status_of(res), "fallback"))
@@ -513,20 +548,20 @@ json_t *audit_check_record(const char *path, const audit_options *opt, audit_rec
 {
     json_t *res = json_pack("{s:s,s:s,s:[]}", "record", path, "status", "ok", "problems");
     if (audit_record_read(path, rec)) {
-        json_object_set_new(res, "job_id", rec->job_id >= 0 ? json_integer(rec->job_id) : json_null());
+        json_object_set_new(res, "job_id", rec->r.job_id >= 0 ? json_integer(rec->r.job_id) : json_null());
         json_object_set_new(res, "step_id",
-                            rec->step_id >= 0 ? json_integer(rec->step_id) : json_null());
+                            rec->r.step_id >= 0 ? json_integer(rec->r.step_id) : json_null());
         problem(res, "unreadable", "%s", rec->error);
         return res;
     }
-    json_object_set_new(res, "job_id", json_integer(rec->job_id));
-    json_object_set_new(res, "step_id", rec->step_id >= 0 ? json_integer(rec->step_id) : json_null());
+    json_object_set_new(res, "job_id", json_integer(rec->r.job_id));
+    json_object_set_new(res, "step_id", rec->r.step_id >= 0 ? json_integer(rec->r.step_id) : json_null());
     set_common(res, rec);
     check_names(rec, res, opt->in_record_dir);
     json_object_set_new(res, "placed", json_boolean(rec->placed));
-    json_object_set_new(res, "fallback", rec->kind == AUDIT_KIND_FALLBACK ? json_string(rec->fallback)
+    json_object_set_new(res, "fallback", rec->r.kind == SMR_KIND_FALLBACK ? json_string(rec->r.fallback)
                                                                           : json_null());
-    if (rec->kind == AUDIT_KIND_FALLBACK && !strcmp(status_of(res), "ok"))
+    if (rec->r.kind == SMR_KIND_FALLBACK && !strcmp(status_of(res), "ok"))
         json_object_set_new(res, "status", json_string("fallback"));
     check_launch_record(rec, res);
     if (rec->placed) {
@@ -537,7 +572,7 @@ json_t *audit_check_record(const char *path, const audit_options *opt, audit_rec
 
     json_t *checks = json_array(), *unchecked = json_array();
     check_verify(rec, res, checks, unchecked);
-    if (!rec->launched) {
+    if (!rec->r.launched) {
         /* nothing ran: no launch to compare, and Slurm knows no such step */
         json_array_append_new(unchecked, json_string("where the ranks ran: the step was never "
                                                      "launched"));
@@ -560,12 +595,12 @@ json_t *audit_check_record(const char *path, const audit_options *opt, audit_rec
             free_names(obs, n);
         }
     }
-    if (rec->placed && !opt->launched && !(rec->verify.readable && rec->verify.rank_nodes))
+    if (rec->placed && !opt->launched && !(rec->verify.readable && rec->verify.v.has_rank_nodes))
         json_array_append_new(unchecked, json_string("where each rank ran: no in-job result with "
                                                      "rank_nodes and no --launched FILE"));
     if (opt->query_slurm) {
         audit_slurm sl;
-        audit_slurm_query(rec->job_id, rec->step_id, &sl);
+        audit_slurm_query(rec->r.job_id, rec->r.step_id, &sl);
         if (sl.known && sl.nnodes && rec->placed)
             json_array_append_new(checks, slurm_check(rec, &sl, res));
         /* what Slurm could not say matters only when no source answered

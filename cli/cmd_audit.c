@@ -108,34 +108,34 @@ static int parse_args(int argc, char **argv, struct audit_args *a)
 
 static int draw(const char *path, const audit_record *rec)
 {
-    if (!rec->placed || rec->error[0] || !rec->node_of_rank) {
+    if (!rec->placed || rec->error[0] || !rec->r.node_of_rank) {
         fprintf(stderr, "stencil-map audit: --svg %s: the record holds no placement to draw\n", path);
         return rec->error[0] ? AUDIT_UNREADABLE : AUDIT_MISSING;
     }
-    for (int64_t r = 0; r < rec->placement_count; r++)
-        if (rec->node_of_rank[r] < 0 || rec->placement_count != rec->grid.size) {
+    for (int64_t r = 0; r < rec->r.placement_count; r++)
+        if (rec->r.node_of_rank[r] < 0 || rec->r.placement_count != rec->r.grid.size) {
             fprintf(stderr, "stencil-map audit: --svg %s: the placement does not fit the record's "
                             "grid and nodes, nothing drawn\n", path);
             return AUDIT_INCONSISTENT;
         }
     smp_placement bl = {0};
     smp_error err;
-    if (smp_plan(&rec->grid, &rec->stencil, rec->nodes.slots, rec->nodes.count, SMP_ALG_BLOCKED,
+    if (smp_plan(&rec->r.grid, &rec->r.stencil, rec->r.nodes.slots, rec->r.nodes.count, SMP_ALG_BLOCKED,
                  &bl, &err))
         bl.node_of_rank = NULL; /* drawn alone */
     char title[1400], label[96];
     char step[32] = "(no step id)";
-    if (rec->step_id >= 0)
-        snprintf(step, sizeof(step), "%lld", (long long)rec->step_id);
-    snprintf(title, sizeof(title), "step %lld.%s of %.200s (%s): %.900s", (long long)rec->job_id,
-             step, rec->user, rec->time, rec->spec);
-    snprintf(label, sizeof(label), "%s: %s", rec->launched ? "as launched" : "planned, never launched",
-             rec->alg_used);
+    if (rec->r.step_id >= 0)
+        snprintf(step, sizeof(step), "%lld", (long long)rec->r.step_id);
+    snprintf(title, sizeof(title), "step %lld.%s of %.200s (%s): %.900s", (long long)rec->r.job_id,
+             step, rec->r.user, rec->r.time, rec->r.spec);
+    snprintf(label, sizeof(label), "%s: %s", rec->r.launched ? "as launched" : "planned, never launched",
+             rec->r.alg_used);
     svg_input in = {.title = title,
-                    .grid = &rec->grid,
-                    .stencil = &rec->stencil,
-                    .nodes = &rec->nodes,
-                    .plan = rec->node_of_rank,
+                    .grid = &rec->r.grid,
+                    .stencil = &rec->r.stencil,
+                    .nodes = &rec->r.nodes,
+                    .plan = rec->r.node_of_rank,
                     .plan_label = label,
                     .blocked = bl.node_of_rank};
     int rc = svg_write_file(path, &in);

@@ -10,7 +10,7 @@
  * history is long gone from slurmctld). */
 #include <string.h>
 
-#include "audit.h"
+#include "audit_output.h"
 #include "cli.h"
 
 struct totals {
@@ -21,12 +21,13 @@ struct totals {
         *users;
 };
 
-static void count_record(struct totals *t, const char *path, json_t *r, const audit_record *rec)
+static void count_record(struct totals *t, const char *path, const audit_result *res,
+                         const audit_record *rec)
 {
-    const char *status = json_string_value(json_object_get(r, "status"));
+    json_t *r = res->j;
     t->steps++;
-    if (!strcmp(status, "unreadable") || !strcmp(status, "inconsistent"))
-        json_array_append_new(!strcmp(status, "unreadable") ? t->unreadable : t->inconsistent,
+    if (res->status == AUDIT_ST_UNREADABLE || res->status == AUDIT_ST_INCONSISTENT)
+        json_array_append_new(res->status == AUDIT_ST_UNREADABLE ? t->unreadable : t->inconsistent,
                               json_pack("{s:s,s:O}", "record", path, "problems",
                                         json_object_get(r, "problems")));
     if (!json_is_string(json_object_get(r, "user")))
@@ -153,13 +154,13 @@ int audit_summary(const audit_found *found, const char *dir, bool json)
     int rc = AUDIT_OK;
     for (int i = 0; i < found->count; i++) {
         audit_record rec;
-        json_t *r = audit_check_record(found->paths[i], &opt, &rec);
+        audit_result r = audit_check_record(found->paths[i], &opt, &rec);
         /* failed steps are the site's history, counted; only records that
          * cannot be trusted make the summary fail */
-        int e = audit_status_exit(json_string_value(json_object_get(r, "status")));
+        int e = audit_status_exit(r.status);
         rc = audit_worse(rc, e == AUDIT_FAILED ? AUDIT_OK : e);
-        count_record(&t, found->paths[i], r, &rec);
-        json_decref(r);
+        count_record(&t, found->paths[i], &r, &rec);
+        json_decref(r.j);
         audit_record_free(&rec);
     }
     if (json) {

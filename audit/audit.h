@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* stencil-map audit: the audit records the SPANK plugin writes
- * (spank_plugin/record.c), the in-job verification results stored beside
- * them (libstencilmap/verify_record.c), and what Slurm knows of a step. */
-#ifndef STENCILMAP_CLI_AUDIT_H
-#define STENCILMAP_CLI_AUDIT_H
+/* The audit: the records the SPANK plugin writes and the in-job results
+ * stored beside them (read through record/), checked against each other
+ * and against what Slurm knows of a step.  A convenience library of its
+ * own; the CLI's `stencil-map audit` parses options, calls it and prints
+ * (cli/cmd_audit.c, audit_print.c, audit_summary.c). */
+#ifndef STENCILMAP_AUDIT_H
+#define STENCILMAP_AUDIT_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -25,6 +27,33 @@ enum {
     AUDIT_UNREADABLE = 4, /* a record or its verification cannot be read */
     AUDIT_FAILED = 5      /* the plugin stopped a step before its launch */
 };
+
+/* The verdict on one step.  Each stands for an exit status (above). */
+typedef enum {
+    AUDIT_ST_OK,           /* placed, consistent */
+    AUDIT_ST_FALLBACK,     /* launched with Slurm's block layout (on_error=blocked) */
+    AUDIT_ST_NOT_LAUNCHED, /* srun exited on its own before the step existed */
+    AUDIT_ST_NOT_PLACED,   /* no record */
+    AUDIT_ST_FAILED,       /* the plugin stopped the step before its launch */
+    AUDIT_ST_INCONSISTENT,
+    AUDIT_ST_UNREADABLE
+} audit_status;
+
+/* Its name in the output: "ok", "fallback", "not launched", ... */
+const char *audit_status_name(audit_status st);
+/* The exit status it stands for (AUDIT_OK ... AUDIT_FAILED). */
+int audit_status_exit(audit_status st);
+/* The worse of two exit statuses. */
+int audit_worse(int a, int b);
+
+/* One step audited: its status, and the JSON object both the text and the
+ * --json output are printed from (its "status" is the status's name). */
+typedef struct {
+    audit_status status;
+    json_t *j;
+} audit_result;
+/* Writes res->status into res->j. */
+void audit_result_finish(audit_result *res);
 
 /* The in-job verification "<record minus .json>.verify.json" as the
  * audit found it. */
@@ -105,21 +134,13 @@ typedef struct {
     const char *launched; /* --launched FILE or NULL */
 } audit_options;
 
-/* Reads and checks one record; the result is a JSON object (see
- * stencil-map(1), --json).  rec stays filled for --svg and --summary. */
-json_t *audit_check_record(const char *path, const audit_options *opt, audit_record *rec);
+/* Reads and checks one record (see stencil-map(1), --json).  rec stays
+ * filled for --svg and --summary. */
+audit_result audit_check_record(const char *path, const audit_options *opt, audit_record *rec);
 /* A step (or job, step < 0) without a record. */
-json_t *audit_not_placed(int64_t job, int64_t step, const char *dir, const audit_options *opt);
+audit_result audit_not_placed(int64_t job, int64_t step, const char *dir, const audit_options *opt);
 /* The record is of a step the plugin kept from launching (a failed plan
  * or check, under on_error=fail), not of one srun abandoned on its own. */
 bool audit_plugin_stopped(const audit_record *rec);
-/* The exit status a step's "status" stands for. */
-int audit_status_exit(const char *status);
-int audit_worse(int a, int b);
-
-/* ---- output (audit_print.c, audit_summary.c) --------------------------- */
-void audit_print_step(FILE *out, json_t *step);
-/* --summary over the records found; returns the exit status. */
-int audit_summary(const audit_found *found, const char *dir, bool json);
 
 #endif

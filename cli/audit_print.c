@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The text form of one audited step, printed from the JSON result of
- * audit_check.c so that text and --json never tell different stories. */
+ * audit/audit_check.c so that text and --json never tell different stories. */
 #include <string.h>
 
 #include "audit_output.h"

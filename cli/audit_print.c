@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The text form of one audited step, printed from the JSON result of
- * audit_check.c so that text and --json never tell different stories. */
+ * audit/audit_check.c so that text and --json never tell different stories. */
 #include <string.h>
 
-#include "audit.h"
+#include "audit_output.h"
 
 #define LABEL "  %-11s "
 
@@ -48,21 +48,17 @@ static const char *source_words(const char *src)
     return src[0] ? src : "source not recorded";
 }
 
-static const char *headline(const char *status)
+static const char *headline(audit_status status)
 {
-    if (!strcmp(status, "ok"))
-        return "placed, consistent";
-    if (!strcmp(status, "fallback"))
-        return "NOT PLACED: fell back to Slurm's block distribution";
-    if (!strcmp(status, "failed"))
-        return "FAILED: not launched, the plugin stopped the step";
-    if (!strcmp(status, "not launched"))
-        return "NOT LAUNCHED: srun exited before the step was created";
-    if (!strcmp(status, "not placed"))
-        return "NOT PLACED: no audit record";
-    if (!strcmp(status, "inconsistent"))
-        return "INCONSISTENT";
-    return "UNREADABLE";
+    switch (status) {
+    case AUDIT_ST_OK: return "placed, consistent";
+    case AUDIT_ST_FALLBACK: return "NOT PLACED: fell back to Slurm's block distribution";
+    case AUDIT_ST_FAILED: return "FAILED: not launched, the plugin stopped the step";
+    case AUDIT_ST_NOT_LAUNCHED: return "NOT LAUNCHED: srun exited before the step was created";
+    case AUDIT_ST_NOT_PLACED: return "NOT PLACED: no audit record";
+    case AUDIT_ST_INCONSISTENT: return "INCONSISTENT";
+    default: return "UNREADABLE";
+    }
 }
 
 static void print_slurm_of_unplaced(FILE *out, json_t *sl)
@@ -192,9 +188,10 @@ static void print_launched(FILE *out, json_t *r)
     fputc('\n', out);
 }
 
-void audit_print_step(FILE *out, json_t *r)
+void audit_print_step(FILE *out, const audit_result *res)
 {
-    const char *status = str(r, "status");
+    json_t *r = res->j;
+    audit_status status = res->status;
     json_t *job = json_object_get(r, "job_id"), *step = json_object_get(r, "step_id");
     if (json_is_integer(step))
         fprintf(out, "step %lld.%lld: ", (long long)json_integer_value(job),
@@ -212,7 +209,7 @@ void audit_print_step(FILE *out, json_t *r)
             fprintf(out, " (user %s, written %s)", str(r, "user"), str(r, "time"));
         fputc('\n', out);
     }
-    if (!strcmp(status, "not placed")) {
+    if (status == AUDIT_ST_NOT_PLACED) {
         print_slurm_of_unplaced(out, json_object_get(r, "slurm"));
     } else if (json_is_string(json_object_get(r, "user"))) {
         json_t *alg = json_object_get(r, "algorithm");
@@ -243,6 +240,6 @@ void audit_print_step(FILE *out, json_t *r)
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(r, "problems"), i, p)
-        fprintf(out, LABEL "%s\n", strcmp(status, "not placed") ? "PROBLEM" : "why",
+        fprintf(out, LABEL "%s\n", status != AUDIT_ST_NOT_PLACED ? "PROBLEM" : "why",
                 json_string_value(p));
 }

@@ -10,7 +10,7 @@
  * history is long gone from slurmctld). */
 #include <string.h>
 
-#include "audit.h"
+#include "audit_output.h"
 #include "cli.h"
 
 struct totals {
@@ -21,22 +21,23 @@ struct totals {
         *users;
 };
 
-static void count_record(struct totals *t, const char *path, json_t *r, const audit_record *rec)
+static void count_record(struct totals *t, const char *path, const audit_result *res,
+                         const audit_record *rec)
 {
-    const char *status = json_string_value(json_object_get(r, "status"));
+    json_t *r = res->j;
     t->steps++;
-    if (!strcmp(status, "unreadable") || !strcmp(status, "inconsistent"))
-        json_array_append_new(!strcmp(status, "unreadable") ? t->unreadable : t->inconsistent,
+    if (res->status == AUDIT_ST_UNREADABLE || res->status == AUDIT_ST_INCONSISTENT)
+        json_array_append_new(res->status == AUDIT_ST_UNREADABLE ? t->unreadable : t->inconsistent,
                               json_pack("{s:s,s:O}", "record", path, "problems",
                                         json_object_get(r, "problems")));
     if (!json_is_string(json_object_get(r, "user")))
         return; /* not even the ids could be read */
     char key[64];
-    snprintf(key, sizeof(key), "%lld", (long long)rec->job_id);
+    snprintf(key, sizeof(key), "%lld", (long long)rec->r.job_id);
     json_object_set_new(t->jobs, key, json_true());
-    json_object_set_new(t->users, rec->user, json_true());
-    const char *err = rec->launch_error[0] ? rec->launch_error : "reason not recorded";
-    if (!rec->launched) {
+    json_object_set_new(t->users, rec->r.user, json_true());
+    const char *err = rec->r.error[0] ? rec->r.error : "reason not recorded";
+    if (!rec->r.launched) {
         bool failed = audit_plugin_stopped(rec);
         if (failed)
             t->failed++;
@@ -46,31 +47,31 @@ static void count_record(struct totals *t, const char *path, json_t *r, const au
                               json_pack("{s:s,s:s}", "record", path, "error", err));
         return;
     }
-    if (rec->kind != AUDIT_KIND_PLACED) {
+    if (rec->r.kind != SMR_KIND_PLACED) {
         /* a launched record without a plan is a fallback, or inconsistent
          * (listed above) */
-        if (rec->kind == AUDIT_KIND_FALLBACK) {
+        if (rec->r.kind == SMR_KIND_FALLBACK) {
             t->fallbacks++;
             json_array_append_new(t->fallbacks_list,
-                                  json_pack("{s:s,s:s}", "record", path, "reason", rec->fallback));
+                                  json_pack("{s:s,s:s}", "record", path, "reason", rec->r.fallback));
         }
         return;
     }
     t->placed++;
     smp_algorithm a;
-    t->by_alg[smp_algorithm_from_name(rec->alg_used, &a) ? (int)a : SMP_ALG_COUNT]++;
+    t->by_alg[smp_algorithm_from_name(rec->r.alg_used, &a) ? (int)a : SMP_ALG_COUNT]++;
     /* the figures the consistency check re-derived, when it could */
     json_t *rs = json_object_get(r, "rescored");
     json_t *rb = json_object_get(rs, "blocked");
-    t->jsum += rs ? json_integer_value(json_object_get(rs, "j_sum")) : rec->j_sum;
-    t->bsum += rb ? json_integer_value(json_object_get(rb, "j_sum")) : rec->blocked_j_sum;
-    const audit_verify *v = &rec->verify;
-    if (!v->present)
+    t->jsum += rs ? json_integer_value(json_object_get(rs, "j_sum")) : rec->r.j_sum;
+    t->bsum += rb ? json_integer_value(json_object_get(rb, "j_sum")) : rec->r.blocked_j_sum;
+    const smr_verify *v = &rec->verify.v;
+    if (!rec->verify.present)
         t->v_none++;
-    else if (!v->readable || !strcmp(v->status, "ERROR"))
+    else if (!rec->verify.readable || v->status == SMR_VERIFY_ERROR)
         t->v_error++;
-    else if (!strcmp(v->status, "OK") && v->observed_j_sum == rec->j_sum &&
-             v->observed_j_max == rec->j_max)
+    else if (v->status == SMR_VERIFY_OK && v->observed_j_sum == rec->r.j_sum &&
+             v->observed_j_max == rec->r.j_max)
         t->v_agree++;
     else
         t->v_disagree++;
@@ -153,13 +154,13 @@ int audit_summary(const audit_found *found, const char *dir, bool json)
     int rc = AUDIT_OK;
     for (int i = 0; i < found->count; i++) {
         audit_record rec;
-        json_t *r = audit_check_record(found->paths[i], &opt, &rec);
+        audit_result r = audit_check_record(found->paths[i], &opt, &rec);
         /* failed steps are the site's history, counted; only records that
          * cannot be trusted make the summary fail */
-        int e = audit_status_exit(json_string_value(json_object_get(r, "status")));
+        int e = audit_status_exit(r.status);
         rc = audit_worse(rc, e == AUDIT_FAILED ? AUDIT_OK : e);
-        count_record(&t, found->paths[i], r, &rec);
-        json_decref(r);
+        count_record(&t, found->paths[i], &r, &rec);
+        json_decref(r.j);
         audit_record_free(&rec);
     }
     if (json) {

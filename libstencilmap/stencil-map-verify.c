@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "formats.h"
-#include "json_write.h"
+#include "smr_verify.h"
 #include "stencilmap.h"
 
 /* exit codes */
@@ -46,51 +46,90 @@ static int exit_code(stencilmap_status st)
     }
 }
 
+/* The result as the record module writes it, --json's one line. */
 static void print_json(FILE *f, stencilmap_status st, const char *msg, const stencilmap_place *pl,
                        const stencilmap_verify_result *r, int64_t size)
 {
-    fprintf(f, "{\"stencilmap_version\":");
-    smj_write_str(f, SM_VERSION);
-    fprintf(f, ",\"format\":%d,\"status\":", SM_FORMAT_VERIFY);
-    smj_write_str(f, st == STENCILMAP_OK ? "OK" : st == STENCILMAP_ERR_MISMATCH ? "MISMATCH" : "ERROR");
-    fprintf(f, ",\"ranks\":%lld", (long long)size);
+    smr_verify v;
+    memset(&v, 0, sizeof(v));
+    v.status = st == STENCILMAP_OK             ? SMR_VERIFY_OK
+               : st == STENCILMAP_ERR_MISMATCH ? SMR_VERIFY_MISMATCH
+                                               : SMR_VERIFY_ERROR;
+    snprintf(v.message, sizeof(v.message), "%s", msg);
+    v.ranks = size;
     if (pl) {
-        fprintf(f, ",\"algorithm\":");
-        smj_write_str(f, pl->algorithm);
-        fprintf(f, ",\"dims\":[");
-        for (int i = 0; i < pl->ndims; i++)
-            fprintf(f, "%s%lld", i ? "," : "", (long long)pl->dims[i]);
-        fprintf(f, "]");
+        snprintf(v.algorithm, sizeof(v.algorithm), "%s", pl->algorithm);
+        v.ndims = pl->ndims;
+        v.dims = pl->dims;
+        v.has_blocked = pl->has_blocked != 0;
+        v.blocked_j_sum = pl->blocked_jsum;
+        v.blocked_j_max = pl->blocked_jmax;
     }
-    if (st == STENCILMAP_OK || st == STENCILMAP_ERR_MISMATCH) {
-        if (r->has_planned)
-            fprintf(f, ",\"planned\":{\"j_sum\":%lld,\"j_max\":%lld}", (long long)r->planned_jsum,
-                    (long long)r->planned_jmax);
-        else
-            fprintf(f, ",\"planned\":null");
-        fprintf(f, ",\"observed\":{\"j_sum\":%lld,\"j_max\":%lld,\"w_sum\":%.17g,\"w_max\":%.17g}",
-                (long long)r->observed_jsum, (long long)r->observed_jmax, r->observed_wsum,
-                r->observed_wmax);
-        if (pl && pl->has_blocked)
-            fprintf(f, ",\"blocked\":{\"j_sum\":%lld,\"j_max\":%lld}", (long long)pl->blocked_jsum,
-                    (long long)pl->blocked_jmax);
-        fprintf(f, ",\"coords_checked\":%lld,\"coords_wrong\":%lld", (long long)r->coords_checked,
-                (long long)r->coords_wrong);
-        fprintf(f, ",\"nodes\":[");
-        for (int i = 0; i < r->nnodes; i++) {
-            fprintf(f, "%s{\"name\":", i ? "," : "");
-            smj_write_str(f, r->node_names[i]);
-            fprintf(f, ",\"ranks\":%lld,\"edges_out\":%lld}", (long long)r->node_ranks[i],
-                    (long long)r->node_edges[i]);
-        }
-        fprintf(f, "]");
+    smr_verify_node *nodes = NULL;
+    if (v.status != SMR_VERIFY_ERROR) {
+        v.has_observed = true;
+        v.has_planned = r->has_planned != 0;
+        v.planned_j_sum = r->planned_jsum;
+        v.planned_j_max = r->planned_jmax;
+        v.observed_j_sum = r->observed_jsum;
+        v.observed_j_max = r->observed_jmax;
+        v.observed_w_sum = r->observed_wsum;
+        v.observed_w_max = r->observed_wmax;
+        v.coords_checked = r->coords_checked;
+        v.coords_wrong = r->coords_wrong;
+        nodes = calloc(r->nnodes > 0 ? (size_t)r->nnodes : 1, sizeof(*nodes));
+        for (int i = 0; nodes && i < r->nnodes; i++)
+            nodes[i] = (smr_verify_node){r->node_names[i], r->node_ranks[i], r->node_edges[i]};
+        v.nnodes = nodes ? r->nnodes : 0;
+        v.nodes = nodes;
     }
-    fprintf(f, ",\"message\":");
-    smj_write_str(f, msg);
-    fprintf(f, "}\n");
+    smr_verify_print_line(f, &v);
+    free(nodes);
 }
 
-int main(int argc, char **argv)
+/* The text line (and with -v the per-node counts) of a measured result. */
+static void print_text(FILE *f, stencilmap_status st, const stencilmap_place *pl,
+                       const stencilmap_verify_result *res, int64_t rank, int64_t size, int all,
+                       int verbose)
+{
+    char who[32] = "";
+    if (all)
+        snprintf(who, sizeof(who), "rank %lld: ", (long long)rank);
+    fprintf(f, "stencil-map-verify: %s%s %s, %lld ranks on %d nodes: ", who,
+            st == STENCILMAP_OK ? "OK" : "MISMATCH",
+            pl && pl->algorithm[0] ? pl->algorithm : "(no algorithm)", (long long)size,
+            res->nnodes);
+    if (res->has_planned)
+        fprintf(f, "J_sum planned %lld observed %lld, J_max planned %lld observed %lld",
+                (long long)res->planned_jsum, (long long)res->observed_jsum,
+                (long long)res->planned_jmax, (long long)res->observed_jmax);
+    else
+        fprintf(f, "J_sum observed %lld, J_max observed %lld (no planned figures)",
+                (long long)res->observed_jsum, (long long)res->observed_jmax);
+    fprintf(f, ", coordinates %lld/%lld right", (long long)(res->coords_checked - res->coords_wrong),
+            (long long)res->coords_checked);
+    if (st != STENCILMAP_OK)
+        fprintf(f, " -- differs: %s", res->diff);
+    fputc('\n', f);
+    if (!verbose)
+        return;
+    for (int i = 0; i < res->nnodes; i++)
+        fprintf(f, "  node %s: %lld ranks, %lld edges out%s\n", res->node_names[i],
+                (long long)res->node_ranks[i], (long long)res->node_edges[i],
+                i == res->jmax_node && res->observed_jmax > 0 ? " (J_max)" : "");
+    if (pl && pl->has_blocked)
+        fprintf(f, "  blocked layout: J_sum %lld, J_max %lld\n", (long long)pl->blocked_jsum,
+                (long long)pl->blocked_jmax);
+    if (pl && pl->weights)
+        fprintf(f, "  weighted: W_sum %g, W_max %g\n", res->observed_wsum, res->observed_wmax);
+}
+
+struct verify_opts {
+    int verbose, json, all, record;
+};
+
+/* 0 to go on; else the exit status (after --help, --version or a usage error) */
+static int parse_args(int argc, char **argv, struct verify_opts *o)
 {
     static const struct option opts[] = {{"verbose", no_argument, NULL, 'v'},
                                          {"json", no_argument, NULL, 'j'},
@@ -99,18 +138,19 @@ int main(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {"version", no_argument, NULL, 'V'},
                                          {NULL, 0, NULL, 0}};
-    int verbose = 0, json = 0, all = 0, record = 1, c;
+    *o = (struct verify_opts){0, 0, 0, 1};
+    int c;
     while ((c = getopt_long(argc, argv, "vjanhV", opts, NULL)) != -1) {
         switch (c) {
-        case 'v': verbose = 1; break;
-        case 'j': json = 1; break;
-        case 'a': all = 1; break;
-        case 'n': record = 0; break;
-        case 'h': usage(stdout); return 0;
+        case 'v': o->verbose = 1; break;
+        case 'j': o->json = 1; break;
+        case 'a': o->all = 1; break;
+        case 'n': o->record = 0; break;
+        case 'h': usage(stdout); return -1;
         case 'V':
             printf("stencil-map-verify (stencilmap) %s\nJSON format: in-job result %d\n",
                    SM_VERSION, SM_FORMAT_VERIFY);
-            return 0;
+            return -1;
         default: usage(stderr); return EX_USAGE;
         }
     }
@@ -119,7 +159,30 @@ int main(int argc, char **argv)
         usage(stderr);
         return EX_USAGE;
     }
+    return 0;
+}
 
+/* the audit's copy: a step without a record (no record_dir, or not
+ * placed by the plugin) has nothing to attach it to, silently */
+static void record_result(stencilmap_ctx *ctx, stencilmap_status st,
+                          const stencilmap_verify_result *res, const struct verify_opts *o)
+{
+    char path[4200], why[STENCILMAP_MSG_LEN];
+    stencilmap_status rs = stencilmap_verify_record(ctx, st, res, path, sizeof(path), why,
+                                                    sizeof(why));
+    if (rs == STENCILMAP_OK && o->verbose && !o->json)
+        printf("  result recorded in %s\n", path);
+    else if (rs != STENCILMAP_OK && rs != STENCILMAP_ERR_NOENV)
+        fprintf(stderr, "stencil-map-verify: WARNING: result not recorded for the audit: %s\n",
+                why);
+}
+
+int main(int argc, char **argv)
+{
+    struct verify_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
     stencilmap_ctx *ctx = NULL;
     stencilmap_status st = stencilmap_init(&ctx);
     if (!ctx) {
@@ -141,60 +204,17 @@ int main(int argc, char **argv)
     char msg[STENCILMAP_MSG_LEN];
     snprintf(msg, sizeof(msg), "%s", stencilmap_errmsg(ctx));
     const stencilmap_place *pl = stencilmap_get_place(ctx);
-
-    if (rank == 0 || all) {
-        FILE *f = stdout;
-        if (json) {
-            print_json(f, st, msg, pl, &res, size);
-        } else if (st == STENCILMAP_OK || st == STENCILMAP_ERR_MISMATCH) {
-            char who[32] = "";
-            if (all)
-                snprintf(who, sizeof(who), "rank %lld: ", (long long)rank);
-            fprintf(f, "stencil-map-verify: %s%s %s, %lld ranks on %d nodes: ", who,
-                    st == STENCILMAP_OK ? "OK" : "MISMATCH",
-                    pl && pl->algorithm[0] ? pl->algorithm : "(no algorithm)", (long long)size,
-                    res.nnodes);
-            if (res.has_planned)
-                fprintf(f, "J_sum planned %lld observed %lld, J_max planned %lld observed %lld",
-                        (long long)res.planned_jsum, (long long)res.observed_jsum,
-                        (long long)res.planned_jmax, (long long)res.observed_jmax);
-            else
-                fprintf(f, "J_sum observed %lld, J_max observed %lld (no planned figures)",
-                        (long long)res.observed_jsum, (long long)res.observed_jmax);
-            fprintf(f, ", coordinates %lld/%lld right", (long long)(res.coords_checked - res.coords_wrong),
-                    (long long)res.coords_checked);
-            if (st != STENCILMAP_OK)
-                fprintf(f, " -- differs: %s", res.diff);
-            fputc('\n', f);
-            if (verbose) {
-                for (int i = 0; i < res.nnodes; i++)
-                    fprintf(f, "  node %s: %lld ranks, %lld edges out%s\n", res.node_names[i],
-                            (long long)res.node_ranks[i], (long long)res.node_edges[i],
-                            i == res.jmax_node && res.observed_jmax > 0 ? " (J_max)" : "");
-                if (pl && pl->has_blocked)
-                    fprintf(f, "  blocked layout: J_sum %lld, J_max %lld\n",
-                            (long long)pl->blocked_jsum, (long long)pl->blocked_jmax);
-                if (pl && pl->weights)
-                    fprintf(f, "  weighted: W_sum %g, W_max %g\n", res.observed_wsum,
-                            res.observed_wmax);
-            }
-        } else {
+    if (rank == 0 || o.all) {
+        if (o.json)
+            print_json(stdout, st, msg, pl, &res, size);
+        else if (st == STENCILMAP_OK || st == STENCILMAP_ERR_MISMATCH)
+            print_text(stdout, st, pl, &res, rank, size, o.all, o.verbose);
+        else
             fprintf(stderr, "stencil-map-verify: ERROR: %s\n", msg);
-        }
-        fflush(f);
+        fflush(stdout);
     }
-    /* the audit's copy: a step without a record (no record_dir, or not
-     * placed by the plugin) has nothing to attach it to, silently */
-    if (rank == 0 && record) {
-        char path[4200], why[STENCILMAP_MSG_LEN];
-        stencilmap_status rs = stencilmap_verify_record(ctx, st, &res, path, sizeof(path), why,
-                                                        sizeof(why));
-        if (rs == STENCILMAP_OK && verbose && !json)
-            printf("  result recorded in %s\n", path);
-        else if (rs != STENCILMAP_OK && rs != STENCILMAP_ERR_NOENV)
-            fprintf(stderr, "stencil-map-verify: WARNING: result not recorded for the audit: %s\n",
-                    why);
-    }
+    if (rank == 0 && o.record)
+        record_result(ctx, st, &res, &o);
     stencilmap_verify_result_free(&res);
     stencilmap_finalize(ctx);
     return exit_code(st);

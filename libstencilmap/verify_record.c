@@ -4,131 +4,76 @@
  *
  * The record directory <record_dir>/<user>/ belongs to the user (the
  * plugin made it 0700), so the user's own task can write there; nothing
- * here runs with more rights than the task.  The file is written under a
- * temporary name created with O_EXCL|O_NOFOLLOW and then linked to its
- * final name, so a reader never sees a partial file, a symlink planted at
- * either name is never followed, and an existing result is never replaced. */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
+ * here runs with more rights than the task.  The file's format, name and
+ * atomic write belong to the record module (record/smr_verify.h); this
+ * file only gathers what the context knows into it. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "smr_names.h"
+#include "smr_verify.h"
 #include "stencilmap.h"
 #include "stencilmap_internal.h"
-#include "formats.h"
-#include "json_write.h"
 
 #define RECORD_ENV "STENCIL_MAP_RECORD"
-#define SUFFIX ".verify.json"
 
-/* A decimal id from the environment as JSON (null when unset or odd). */
-static void json_env_id(FILE *f, const char *name)
+/* A decimal id from the environment (-1, written null, when unset or odd). */
+static int64_t env_id(const char *name)
 {
     const char *v = getenv(name);
     size_t n = v ? strspn(v, "0123456789") : 0;
-    if (v && n > 0 && n <= 10 && v[n] == '\0')
-        fputs(v, f);
-    else
-        fputs("null", f);
+    return v && n > 0 && n <= 10 && v[n] == '\0' ? strtoll(v, NULL, 10) : -1;
 }
 
-static const char *status_word(stencilmap_status st)
+static void free_rank_nodes(smr_verify *v)
 {
-    return st == STENCILMAP_OK ? "OK" : st == STENCILMAP_ERR_MISMATCH ? "MISMATCH" : "ERROR";
+    for (int64_t r = 0; r < v->rank_nodes_count; r++)
+        free(v->rank_nodes[r]);
+    free(v->rank_nodes);
 }
 
-/* The result as one JSON object; rank_nodes lists every rank's node as the
- * ranks themselves published it (stencilmap.node). */
-static stencilmap_status write_json(FILE *f, stencilmap_ctx *ctx, stencilmap_status status,
-                                    const char *message, const stencilmap_verify_result *res,
-                                    const char *record, char *msg, size_t len)
+/* Every rank's node as the ranks themselves published it (stencilmap.node). */
+static stencilmap_status gather_rank_nodes(stencilmap_ctx *ctx, smr_verify *v, char *msg,
+                                           size_t len)
 {
-    char when[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    const stencilmap_place *pl = stencilmap_get_place(ctx);
     int64_t size = stencilmap_size(ctx);
-    fprintf(f, "{\n  \"stencilmap_version\": ");
-    smj_write_str(f, SM_VERSION);
-    fprintf(f, ",\n  \"format\": %d,\n  \"job_id\": ", SM_FORMAT_VERIFY);
-    json_env_id(f, "SLURM_JOB_ID");
-    fputs(",\n  \"step_id\": ", f);
-    json_env_id(f, "SLURM_STEP_ID");
-    fputs(",\n  \"record\": ", f);
-    smj_write_str(f, record);
-    fprintf(f, ",\n  \"time\": \"%s\",\n  \"writer\": \"libstencilmap\",\n  \"status\": \"%s\"",
-            when, status_word(status));
-    fputs(",\n  \"message\": ", f);
-    smj_write_str(f, message);
-    fprintf(f, ",\n  \"ranks\": %lld,\n  \"algorithm\": ", (long long)size);
-    if (pl && pl->algorithm[0])
-        smj_write_str(f, pl->algorithm);
-    else
-        fputs("null", f);
-    int measured = status == STENCILMAP_OK || status == STENCILMAP_ERR_MISMATCH;
-    if (!measured) {
-        fputs(",\n  \"planned\": null,\n  \"observed\": null,\n  \"rank_nodes\": null\n}\n", f);
-        return STENCILMAP_OK;
-    }
-    if (res->has_planned)
-        fprintf(f, ",\n  \"planned\": {\"j_sum\": %lld, \"j_max\": %lld}",
-                (long long)res->planned_jsum, (long long)res->planned_jmax);
-    else
-        fputs(",\n  \"planned\": null", f);
-    fprintf(f,
-            ",\n  \"observed\": {\"j_sum\": %lld, \"j_max\": %lld, \"w_sum\": %.17g, "
-            "\"w_max\": %.17g}",
-            (long long)res->observed_jsum, (long long)res->observed_jmax, res->observed_wsum,
-            res->observed_wmax);
-    fprintf(f, ",\n  \"coords_checked\": %lld,\n  \"coords_wrong\": %lld",
-            (long long)res->coords_checked, (long long)res->coords_wrong);
-    fputs(",\n  \"nodes\": [", f);
-    for (int i = 0; i < res->nnodes; i++) {
-        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        smj_write_str(f, res->node_names[i]);
-        fprintf(f, ", \"ranks\": %lld, \"edges_out\": %lld}", (long long)res->node_ranks[i],
-                (long long)res->node_edges[i]);
-    }
-    fputs("\n  ],\n  \"rank_nodes\": [", f);
+    v->rank_nodes = calloc(size > 0 ? (size_t)size : 1, sizeof(char *));
+    if (!v->rank_nodes)
+        return sm_msg(msg, len, STENCILMAP_ERR_NOMEM, "out of memory");
+    v->has_rank_nodes = true;
     char node[256];
     for (int64_t r = 0; r < size; r++) {
         stencilmap_status st = stencilmap_get_node(ctx, r, node, sizeof(node));
         if (st)
             return sm_msg(msg, len, st, "rank %lld's node: %s", (long long)r,
                           stencilmap_errmsg(ctx));
-        fputs(r % 8 ? ", " : r ? ",\n    " : "\n    ", f);
-        smj_write_str(f, node);
+        if (!(v->rank_nodes[r] = strdup(node)))
+            return sm_msg(msg, len, STENCILMAP_ERR_NOMEM, "out of memory");
+        v->rank_nodes_count = r + 1;
     }
-    fputs("\n  ]\n}\n", f);
     return STENCILMAP_OK;
 }
 
-/* Splits the record path into its directory and the sidecar's base name. */
-static stencilmap_status sidecar_names(const char *record, char *dir, size_t dlen, char *base,
-                                       size_t blen, char *msg, size_t len)
+/* What was measured: figures, coordinates, per-node counts, rank nodes. */
+static stencilmap_status fill_measured(stencilmap_ctx *ctx, const stencilmap_verify_result *res,
+                                       smr_verify *v, smr_verify_node *nodes, char *msg,
+                                       size_t len)
 {
-    size_t n = strlen(record);
-    const char *slash = strrchr(record, '/');
-    if (record[0] != '/' || !slash || n < 6 || strcmp(record + n - 5, ".json") ||
-        strstr(record, SUFFIX) == record + n - strlen(SUFFIX))
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                      RECORD_ENV "='%.300s': not an absolute path to a .json audit record", record);
-    size_t dn = (size_t)(slash - record), bn = n - 5 - dn - 1;
-    if (dn == 0)
-        dn = 1; /* the record lies in "/" */
-    if (dn >= dlen || bn + strlen(SUFFIX) >= blen)
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV, RECORD_ENV ": path too long");
-    memcpy(dir, record, dn);
-    dir[dn] = '\0';
-    snprintf(base, blen, "%.*s%s", (int)bn, slash + 1, SUFFIX);
-    return STENCILMAP_OK;
+    v->has_observed = true;
+    v->has_planned = res->has_planned != 0;
+    v->planned_j_sum = res->planned_jsum;
+    v->planned_j_max = res->planned_jmax;
+    v->observed_j_sum = res->observed_jsum;
+    v->observed_j_max = res->observed_jmax;
+    v->observed_w_sum = res->observed_wsum;
+    v->observed_w_max = res->observed_wmax;
+    v->coords_checked = res->coords_checked;
+    v->coords_wrong = res->coords_wrong;
+    for (int i = 0; i < res->nnodes; i++)
+        nodes[i] = (smr_verify_node){res->node_names[i], res->node_ranks[i], res->node_edges[i]};
+    v->nnodes = res->nnodes;
+    v->nodes = nodes;
+    return gather_rank_nodes(ctx, v, msg, len);
 }
 
 stencilmap_status stencilmap_verify_record(stencilmap_ctx *ctx, stencilmap_status status,
@@ -143,57 +88,35 @@ stencilmap_status stencilmap_verify_record(stencilmap_ctx *ctx, stencilmap_statu
     if (!record || !*record)
         return sm_msg(msg, len, STENCILMAP_ERR_NOENV,
                       RECORD_ENV " is not set (the step has no audit record)");
-    char dir[4096], base[512];
-    stencilmap_status st = sidecar_names(record, dir, sizeof(dir), base, sizeof(base), msg, len);
-    if (st)
-        return st;
-    /* the directory as it is now, never through a symlink; later names are
-     * resolved against this descriptor only */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd < 0)
-        return sm_msg(msg, len, STENCILMAP_ERR_IO, "%.300s: cannot open the record directory: %s",
-                      dir, strerror(errno));
-    struct stat sb;
-    const char *rbase = strrchr(record, '/') + 1;
-    if (fstat(dfd, &sb) || sb.st_uid != geteuid()) {
-        close(dfd);
-        return sm_msg(msg, len, STENCILMAP_ERR_IO, "%.300s: not a directory of this user", dir);
+    smr_verify *v = calloc(1, sizeof(*v));
+    smr_verify_node *nodes = calloc(res->nnodes > 0 ? (size_t)res->nnodes : 1, sizeof(*nodes));
+    stencilmap_status st = STENCILMAP_OK;
+    if (!v || !nodes)
+        st = sm_msg(msg, len, STENCILMAP_ERR_NOMEM, "out of memory");
+    if (!st) {
+        const stencilmap_place *pl = stencilmap_get_place(ctx);
+        v->job_id = env_id("SLURM_JOB_ID");
+        v->step_id = env_id("SLURM_STEP_ID");
+        snprintf(v->record, sizeof(v->record), "%s", record);
+        smr_time_now(v->time, sizeof(v->time));
+        snprintf(v->writer, sizeof(v->writer), "libstencilmap");
+        v->status = status == STENCILMAP_OK         ? SMR_VERIFY_OK
+                    : status == STENCILMAP_ERR_MISMATCH ? SMR_VERIFY_MISMATCH
+                                                        : SMR_VERIFY_ERROR;
+        snprintf(v->message, sizeof(v->message), "%s", status == STENCILMAP_OK ? "" : stencilmap_errmsg(ctx));
+        v->ranks = stencilmap_size(ctx);
+        if (pl)
+            snprintf(v->algorithm, sizeof(v->algorithm), "%s", pl->algorithm);
+        if (v->status != SMR_VERIFY_ERROR)
+            st = fill_measured(ctx, res, v, nodes, msg, len);
     }
-    if (fstatat(dfd, rbase, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode)) {
-        close(dfd);
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV, RECORD_ENV "='%.300s': no such record file",
-                      record);
+    if (!st) {
+        int rc = smr_verify_store(record, RECORD_ENV, v, path, pathlen, msg, len);
+        st = rc == -1 ? STENCILMAP_ERR_ENV : rc ? STENCILMAP_ERR_IO : STENCILMAP_OK;
     }
-    char tmp[600];
-    snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", base, (long)getpid());
-    int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        st = sm_msg(msg, len, STENCILMAP_ERR_IO, "%.300s/%s: cannot create: %s", dir, tmp,
-                    strerror(errno));
-        close(dfd);
-        return st;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlinkat(dfd, tmp, 0);
-        close(dfd);
-        return sm_msg(msg, len, STENCILMAP_ERR_NOMEM, "out of memory");
-    }
-    const char *message = status == STENCILMAP_OK ? "" : stencilmap_errmsg(ctx);
-    char saved[STENCILMAP_MSG_LEN];
-    snprintf(saved, sizeof(saved), "%s", message);
-    st = write_json(f, ctx, status, saved, res, record, msg, len);
-    int bad = fflush(f) == EOF || fsync(fd) != 0;
-    bad |= fclose(f) != 0;
-    if (!st && bad)
-        st = sm_msg(msg, len, STENCILMAP_ERR_IO, "%.300s/%s: write failed", dir, tmp);
-    if (!st && linkat(dfd, tmp, dfd, base, 0) != 0)
-        st = sm_msg(msg, len, STENCILMAP_ERR_IO, "%.300s/%s: %s", dir, base,
-                    errno == EEXIST ? "exists already, not replaced" : strerror(errno));
-    unlinkat(dfd, tmp, 0);
-    close(dfd);
-    if (!st && path && pathlen)
-        snprintf(path, pathlen, "%s/%s", strcmp(dir, "/") ? dir : "", base);
+    if (v)
+        free_rank_nodes(v);
+    free(v);
+    free(nodes);
     return st;
 }

@@ -16,10 +16,10 @@
 
 /* the JSON objects of stencil-map ... --json (cli/) */
 #define SM_FORMAT_CLI 1
-/* the plugin's audit record <job>.<step>.json (spank_plugin/record.c) */
+/* the plugin's audit record <job>.<step>.json (record/smr_record.h) */
 #define SM_FORMAT_RECORD 1
-/* the in-job result <job>.<step>.verify.json (libstencilmap/verify_record.c)
- * and stencil-map-verify --json */
+/* the in-job result <job>.<step>.verify.json and stencil-map-verify --json
+ * (record/smr_verify.h) */
 #define SM_FORMAT_VERIFY 1
 
 #endif

@@ -142,6 +142,18 @@ static smp_status parse_grid(smp_spec *spec, const json_t *g, smp_error *err)
     return s;
 }
 
+smp_status smp_grid_from_json(smp_grid *grid, const json_t *js, smp_error *err)
+{
+    smp_spec spec;
+    memset(&spec, 0, sizeof(spec));
+    smp_status s = parse_grid(&spec, js, err);
+    if (!s && spec.dims_auto)
+        s = smp_error_set(err, SMP_ERR_INPUT, "grid.dims: must be a list of positive integers");
+    if (!s)
+        *grid = spec.grid;
+    return s;
+}
+
 smp_status smp_stencil_from_json(smp_stencil *st, const json_t *js, int ndims,
                                  const char *field, smp_error *err)
 {

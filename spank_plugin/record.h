@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The audit record: one JSON file per step the plugin acted on, in
  * record_dir/<user>/<jobid>.<stepid>.json, written by the user's srun:
- * placed, fallen back to blocked, or not launched at all (and why). */
+ * placed, fallen back to blocked, or not launched at all (and why).  Its
+ * format, name and atomic write are the record module's (record/). */
 #ifndef SM_RECORD_H
 #define SM_RECORD_H
 

@@ -328,7 +328,7 @@ py nostep-names 'len(d["steps"]) == 1'
 copy ed
 edit "$work/ed/root/11.0.json" 'd["grid"]["dims"][1] = "8"'
 run 4 bad-type 11.0 --record-dir "$work/ed" --no-slurm
-has bad-type "grid.dims[1]: must be an integer"
+has bad-type "grid.dims[1]: must be a positive integer"
 copy ed
 edit "$work/ed/root/11.0.json" 'del d["j_max"]'
 run 4 bad-missing 11.0 --record-dir "$work/ed" --no-slurm
@@ -340,7 +340,7 @@ has bad-duplicate-node "nodes[2]: 'node1' listed twice"
 copy ed
 edit "$work/ed/root/11.0.json" 'd["grid"]["order"] = "fortran"'
 run 4 bad-order 11.0 --record-dir "$work/ed" --no-slurm
-has bad-order "grid.order: must be"
+has bad-order "grid.order: unknown 'fortran'"
 # the 4x8 step recorded as the column-major 8x4 grid (axes and offsets
 # reversed) numbers the same ranks alike: consistent; as a row-major 8x4
 # grid it is another grid, whose figures the record's do not match

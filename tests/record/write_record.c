@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Writes one audit record exactly as the plugin's srun side does (plan,
- * then spank_plugin/record.c), without Slurm, so that make check can read
+ * then spank_plugin/record.c and record/), without Slurm, so that make check can read
  * it back with stencil-map audit (tests/version/test_version.sh).
  *
  * usage: write_record RECORD_DIR SPEC NODELIST CPUS_PER_NODE RANKS

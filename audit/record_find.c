@@ -161,39 +161,14 @@ int audit_parse_since(const char *arg, char *out, size_t n)
     return 0;
 }
 
-/* <job>.<step>.json or <job>.<step>.<k>.json, and the records of steps that
- * never got a step id, <job>.nostep-<pid>[.<k>].json (step AUDIT_NO_STEP);
- * not *.verify.json */
+/* The ids of a record's file name (record/smr_names.h); a record without
+ * a step id sorts after the job's steps. */
 static int name_ids(const char *name, int64_t *job, int64_t *step)
 {
-    if (name[0] == '.')
+    if (!smr_record_name_parse(name, job, step))
         return -1;
-    size_t len = strlen(name);
-    if (len < 6 || strcmp(name + len - 5, ".json") || strstr(name, ".verify."))
-        return -1;
-    char *end;
-    errno = 0;
-    long long j = strtoll(name, &end, 10);
-    if (errno || end == name || *end != '.' || !isdigit((unsigned char)name[0]))
-        return -1;
-    const char *p = end + 1;
-    if (!strncmp(p, "nostep-", 7)) {
-        if (!isdigit((unsigned char)p[7]))
-            return -1;
-        strtoll(p + 7, &end, 10);
-        if (errno || *end != '.')
-            return -1;
-        *job = j;
+    if (*step == SMR_NO_STEP)
         *step = AUDIT_NO_STEP;
-        return 0;
-    }
-    if (!isdigit((unsigned char)*p))
-        return -1;
-    long long s = strtoll(p, &end, 10);
-    if (errno || end == p || *end != '.')
-        return -1;
-    *job = j;
-    *step = s;
     return 0;
 }
 
@@ -201,12 +176,9 @@ static int record_time_ok(const char *path, const char *since)
 {
     if (!since)
         return 1;
-    json_t *j = json_load_file(path, 0, NULL);
-    const char *t = json_string_value(json_object_get(j, "time"));
+    char t[64];
     /* unreadable records are kept: the audit reports them */
-    int ok = !t || strcmp(t, since) >= 0;
-    json_decref(j);
-    return ok;
+    return smr_record_read_time(path, t, sizeof(t)) || strcmp(t, since) >= 0;
 }
 
 struct found {

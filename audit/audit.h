@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* stencil-map audit: the audit records the SPANK plugin writes
- * (spank_plugin/record.c), the in-job verification results stored beside
- * them (libstencilmap/verify_record.c), and what Slurm knows of a step. */
-#ifndef STENCILMAP_CLI_AUDIT_H
-#define STENCILMAP_CLI_AUDIT_H
+/* The audit: the records the SPANK plugin writes and the in-job results
+ * stored beside them (read through record/), checked against each other
+ * and against what Slurm knows of a step.  A convenience library of its
+ * own; the CLI's `stencil-map audit` parses options, calls it and prints
+ * (cli/cmd_audit.c, audit_print.c, audit_summary.c). */
+#ifndef STENCILMAP_AUDIT_H
+#define STENCILMAP_AUDIT_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -11,6 +13,9 @@
 #include <stdio.h>
 
 #include <stencilmap/placement.h>
+
+#include "smr_record.h"
+#include "smr_verify.h"
 
 /* Exit status of `stencil-map audit`; over several steps the worst wins,
  * in the order unreadable > inconsistent > failed > missing > ok. */
@@ -23,63 +28,50 @@ enum {
     AUDIT_FAILED = 5      /* the plugin stopped a step before its launch */
 };
 
-/* What a record says the plugin did (spank_plugin/record.c). */
+/* The verdict on one step.  Each stands for an exit status (above). */
 typedef enum {
-    AUDIT_KIND_PLACED,   /* a plan: grid, stencil, figures and placement */
-    AUDIT_KIND_FALLBACK, /* on_error=blocked: Slurm's block layout, and why */
-    AUDIT_KIND_NOTHING   /* algorithm_used null: the plan failed, nothing placed */
-} audit_kind;
+    AUDIT_ST_OK,           /* placed, consistent */
+    AUDIT_ST_FALLBACK,     /* launched with Slurm's block layout (on_error=blocked) */
+    AUDIT_ST_NOT_LAUNCHED, /* srun exited on its own before the step existed */
+    AUDIT_ST_NOT_PLACED,   /* no record */
+    AUDIT_ST_FAILED,       /* the plugin stopped the step before its launch */
+    AUDIT_ST_INCONSISTENT,
+    AUDIT_ST_UNREADABLE
+} audit_status;
 
-/* The in-job verification "<record minus .json>.verify.json". */
+/* Its name in the output: "ok", "fallback", "not launched", ... */
+const char *audit_status_name(audit_status st);
+/* The exit status it stands for (AUDIT_OK ... AUDIT_FAILED). */
+int audit_status_exit(audit_status st);
+/* The worse of two exit statuses. */
+int audit_worse(int a, int b);
+
+/* One step audited: its status, and the JSON object both the text and the
+ * --json output are printed from (its "status" is the status's name). */
+typedef struct {
+    audit_status status;
+    json_t *j;
+} audit_result;
+/* Writes res->status into res->j. */
+void audit_result_finish(audit_result *res);
+
+/* The in-job verification "<record minus .json>.verify.json" as the
+ * audit found it. */
 typedef struct {
     bool present;          /* the file exists */
     bool readable;         /* ... and parsed */
     char *path;
     char error[512];       /* why it is unreadable */
-    char status[16];       /* OK, MISMATCH, ERROR */
-    char message[512];
-    int64_t job_id, step_id; /* -1 when not given */
-    int64_t ranks;
-    bool has_planned, has_observed;
-    int64_t planned_j_sum, planned_j_max;
-    int64_t observed_j_sum, observed_j_max;
-    char **rank_nodes;     /* node of each rank as the ranks reported it, or NULL */
-    int64_t rank_nodes_count;
+    smr_verify v;          /* what it says (record/smr_verify.h) */
 } audit_verify;
 
-/* One record.  Reading checks types only; whether the fields agree with
- * each other is audit_check's business, so a hand-edited record is
- * reported as inconsistent, not as unreadable. */
+/* One record as the audit read it: the record module's struct, and where
+ * it came from. */
 typedef struct {
     char *path;
     char error[512];       /* set when unreadable */
-    json_t *json;
-    int64_t job_id, step_id; /* step_id -1: null, the step was never created */
-    char user[256];
-    char time[64];
-    char spec[1024];
-    char spec_source[64];
-    smp_nodes nodes;       /* names and slots as recorded */
-    audit_kind kind;
-    bool placed;           /* kind == AUDIT_KIND_PLACED */
-    char fallback[640];    /* the fallback's reason */
-    /* Records written before the plugin recorded unlaunched steps have no
-     * "launched": they were all written for launched steps. */
-    bool launched;
-    char launch_error[1024]; /* "error": why it failed, fell back or never launched */
-    double plugin_ms, plugin_cpu_ms, alloc_check_ms; /* -1: not recorded */
-    char alg_requested[32], alg_override[32], alg_used[32];
-    int64_t ranks;
-    smp_grid grid;
-    smp_stencil stencil;
-    bool have_stencil;
-    int64_t j_sum, j_max, blocked_j_sum, blocked_j_max;
-    /* bind=socket steps: inter-socket edges of the split and of the naive
-     * one (consecutive ranks per socket), as the plugin computed them */
-    bool bound;
-    int64_t socket_j_sum, socket_j_max, naive_socket_j_sum, naive_socket_j_max;
-    int32_t *node_of_rank; /* placement as indices into nodes, -1 for unknown names */
-    int64_t placement_count;
+    smr_record r;          /* what it says (record/smr_record.h) */
+    bool placed;           /* r.kind == SMR_KIND_PLACED */
     audit_verify verify;
 } audit_record;
 
@@ -87,11 +79,6 @@ typedef struct {
  * naming the field.  Free with audit_record_free() either way. */
 int audit_record_read(const char *path, audit_record *rec);
 void audit_record_free(audit_record *rec);
-/* "<path minus .json>.verify.json", malloc'd */
-char *audit_verify_path(const char *record_path);
-/* Reads a verification file (v->present is false when it does not exist). */
-int audit_verify_read(const char *path, audit_verify *v);
-void audit_verify_free(audit_verify *v);
 
 /* ---- finding records (record_find.c) --------------------------------- */
 /* The record directory: opt, else $STENCILMAP_RECORD_DIR, else record_dir=
@@ -99,7 +86,8 @@ void audit_verify_free(audit_verify *v);
  * message; source says where the directory came from. */
 int audit_record_dir(const char *opt, char *out, size_t n, char *source, size_t sn, char *msg,
                      size_t mn);
-/* The step of <job>.nostep-<pid>.json records, sorted after a job's steps. */
+/* The step of <job>.nostep-<pid>.json records in a search: sorted after
+ * a job's steps. */
 #define AUDIT_NO_STEP INT64_MAX
 
 typedef struct {
@@ -146,21 +134,13 @@ typedef struct {
     const char *launched; /* --launched FILE or NULL */
 } audit_options;
 
-/* Reads and checks one record; the result is a JSON object (see
- * stencil-map(1), --json).  rec stays filled for --svg and --summary. */
-json_t *audit_check_record(const char *path, const audit_options *opt, audit_record *rec);
+/* Reads and checks one record (see stencil-map(1), --json).  rec stays
+ * filled for --svg and --summary. */
+audit_result audit_check_record(const char *path, const audit_options *opt, audit_record *rec);
 /* A step (or job, step < 0) without a record. */
-json_t *audit_not_placed(int64_t job, int64_t step, const char *dir, const audit_options *opt);
+audit_result audit_not_placed(int64_t job, int64_t step, const char *dir, const audit_options *opt);
 /* The record is of a step the plugin kept from launching (a failed plan
  * or check, under on_error=fail), not of one srun abandoned on its own. */
 bool audit_plugin_stopped(const audit_record *rec);
-/* The exit status a step's "status" stands for. */
-int audit_status_exit(const char *status);
-int audit_worse(int a, int b);
-
-/* ---- output (audit_print.c, audit_summary.c) --------------------------- */
-void audit_print_step(FILE *out, json_t *step);
-/* --summary over the records found; returns the exit status. */
-int audit_summary(const audit_found *found, const char *dir, bool json);
 
 #endif

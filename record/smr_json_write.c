@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* See json_write.h. */
-#include "json_write.h"
+/* See smr_json_write.h. */
+#include "smr_json_write.h"
 
 void smj_write_str(FILE *f, const char *s)
 {

@@ -36,29 +36,19 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Runs argv, returns its standard output (standard error goes into err,
- * first line only) or NULL when it could not run; *status is the exit
- * status, 127 when not found, 124 on timeout. */
-static char *run(char *const argv[], int *status, char *err, size_t errlen)
+/* Starts argv with standard input from /dev/null and its output and
+ * errors into pipes; the child's pid, or -1. */
+static pid_t spawn(char *const argv[], int *out_fd, int *err_fd)
 {
     int out[2], er[2];
-    err[0] = '\0';
-    *status = 127;
     if (pipe2(out, O_CLOEXEC))
-        return NULL;
+        return -1;
     if (pipe2(er, O_CLOEXEC)) {
         close(out[0]);
         close(out[1]);
-        return NULL;
+        return -1;
     }
     pid_t pid = fork();
-    if (pid < 0) {
-        close(out[0]);
-        close(out[1]);
-        close(er[0]);
-        close(er[1]);
-        return NULL;
-    }
     if (pid == 0) {
         int null = open("/dev/null", O_RDONLY);
         if (null >= 0)
@@ -70,68 +60,111 @@ static char *run(char *const argv[], int *status, char *err, size_t errlen)
     }
     close(out[1]);
     close(er[1]);
-    size_t cap = 4096, len = 0, elen = 0;
-    char *buf = malloc(cap);
-    bool timed_out = false;
-    struct pollfd p[2] = {{.fd = out[0], .events = POLLIN}, {.fd = er[0], .events = POLLIN}};
+    if (pid < 0) {
+        close(out[0]);
+        close(er[0]);
+        return -1;
+    }
+    *out_fd = out[0];
+    *err_fd = er[0];
+    return pid;
+}
+
+/* What a command has said so far: its output (growing up to MAX_OUTPUT)
+ * and the start of its errors. */
+struct said {
+    char *buf;
+    size_t cap, len;
+    char *err;
+    size_t errlen, elen;
+};
+
+/* Adds got bytes read from stream i (0 output, 1 errors); false when out
+ * of room for the output. */
+static bool take(struct said *s, int i, const char *tmp, size_t got)
+{
+    if (i == 1) {
+        size_t room = s->errlen - 1 - s->elen, n = got < room ? got : room;
+        memcpy(s->err + s->elen, tmp, n);
+        s->elen += n;
+        s->err[s->elen] = '\0';
+        return true;
+    }
+    if (s->len + got + 1 > s->cap) {
+        size_t nc = s->cap;
+        while (s->len + got + 1 > nc)
+            nc *= 2;
+        char *nb = nc <= MAX_OUTPUT ? realloc(s->buf, nc) : NULL;
+        if (!nb)
+            return false;
+        s->buf = nb;
+        s->cap = nc;
+    }
+    memcpy(s->buf + s->len, tmp, got);
+    s->len += got;
+    return true;
+}
+
+/* Reads both pipes until they close or QUERY_SECONDS pass; false on a
+ * timeout.  s->buf is freed and NULL when the output outgrew its room. */
+static bool collect(int fds[2], struct said *s)
+{
+    struct pollfd p[2] = {{.fd = fds[0], .events = POLLIN}, {.fd = fds[1], .events = POLLIN}};
     double deadline = now() + QUERY_SECONDS;
-    while (buf && (p[0].fd >= 0 || p[1].fd >= 0)) {
+    bool timed_out = false;
+    while (s->buf && (p[0].fd >= 0 || p[1].fd >= 0)) {
         int left = (int)((deadline - now()) * 1000);
         if (left <= 0 || poll(p, 2, left) == 0) {
             timed_out = true;
             break;
         }
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 2 && s->buf; i++) {
             if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
             char tmp[4096];
             ssize_t got = read(p[i].fd, tmp, sizeof(tmp));
+            if (got < 0 && errno == EINTR)
+                continue;
             if (got <= 0) {
-                if (got < 0 && errno == EINTR)
-                    continue;
                 close(p[i].fd);
                 p[i].fd = -1;
-                continue;
+            } else if (!take(s, i, tmp, (size_t)got)) {
+                free(s->buf);
+                s->buf = NULL;
             }
-            if (i == 1) {
-                size_t take = (size_t)got < errlen - 1 - elen ? (size_t)got : errlen - 1 - elen;
-                memcpy(err + elen, tmp, take);
-                elen += take;
-                err[elen] = '\0';
-                continue;
-            }
-            if (len + (size_t)got + 1 > cap) {
-                size_t nc = cap;
-                while (len + (size_t)got + 1 > nc)
-                    nc *= 2;
-                char *nb = nc <= MAX_OUTPUT ? realloc(buf, nc) : NULL;
-                if (!nb) {
-                    free(buf);
-                    buf = NULL;
-                    break;
-                }
-                buf = nb;
-                cap = nc;
-            }
-            memcpy(buf + len, tmp, (size_t)got);
-            len += (size_t)got;
         }
     }
     for (int i = 0; i < 2; i++)
         if (p[i].fd >= 0)
             close(p[i].fd);
-    if (timed_out)
+    return !timed_out;
+}
+
+/* Runs argv, returns its standard output (standard error goes into err,
+ * first line only) or NULL when it could not run; *status is the exit
+ * status, 127 when not found, 124 on timeout. */
+static char *run(char *const argv[], int *status, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    *status = 127;
+    int fds[2];
+    pid_t pid = spawn(argv, &fds[0], &fds[1]);
+    if (pid < 0)
+        return NULL;
+    struct said s = {malloc(4096), 4096, 0, err, errlen, 0};
+    bool done = collect(fds, &s);
+    if (!done)
         kill(pid, SIGKILL);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    *status = timed_out ? 124 : WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+    *status = !done ? 124 : WIFEXITED(st) ? WEXITSTATUS(st) : 255;
     char *nl = strchr(err, '\n');
     if (nl)
         *nl = '\0';
-    if (buf)
-        buf[len] = '\0';
-    return buf;
+    if (s.buf)
+        s.buf[s.len] = '\0';
+    return s.buf;
 }
 
 /* Value of KEY= as a whole whitespace-separated token (so "NodeList" does

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Between the audit's check files (not for the CLI). */
+#ifndef STENCILMAP_AUDIT_INTERNAL_H
+#define STENCILMAP_AUDIT_INTERNAL_H
+
+#include "audit.h"
+
+/* Adds a problem to res; status becomes the worse of the two (by the
+ * exit status each stands for). */
+void audit_problem(audit_result *res, audit_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* {"j_sum": a, "j_max": b} */
+json_t *audit_pair(int64_t a, int64_t b);
+/* One comparison of where the ranks ran: {"source", "level", "result":
+ * "matches" or "differs", "detail"}. */
+json_t *audit_check_json(const char *source, const char *level, bool ok, const char *detail);
+/* Per-rank nodes from some source against the record's placement. */
+json_t *audit_rank_check(const audit_record *rec, char **observed, int64_t count,
+                         const char *source, audit_result *res);
+/* Where the ranks ran: --launched FILE and Slurm's node lists against the
+ * record, after the in-job result's checks (checks, unchecked); sets
+ * "launch" and takes both arrays. */
+void audit_check_launch(const audit_record *rec, const audit_options *opt, audit_result *res,
+                        json_t *checks, json_t *unchecked);
+
+#endif

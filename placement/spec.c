@@ -235,11 +235,12 @@ static smp_status parse_algorithm(smp_spec *spec, const json_t *js, smp_error *e
         name = json_object_get(js, "name");
     }
     if (!name || !json_is_string(name))
-        return smp_error_set(err, SMP_ERR_INPUT, "algorithm: must be a name (auto, hyperplane, strips, kdtree, nodecart, bisect, blocked)");
+        return smp_error_set(err, SMP_ERR_INPUT, "algorithm: must be a name (%s)",
+                             smp_algorithm_names());
     if (!smp_algorithm_from_name(json_string_value(name), &spec->algorithm))
         return smp_error_set(err, SMP_ERR_INPUT,
-                             "algorithm: unknown '%.64s' (one of auto, hyperplane, strips, kdtree, nodecart, bisect, blocked)",
-                             json_string_value(name));
+                             "algorithm: unknown '%.64s' (one of %s)", json_string_value(name),
+                             smp_algorithm_names());
     return SMP_OK;
 }
 

@@ -284,8 +284,7 @@ static smp_status load_compact(smp_spec *spec, const char *arg, const char *spec
     spec->objective = SMP_OBJ_DEFAULT;
     if (!smp_algorithm_from_name(alg, &spec->algorithm))
         return smp_error_set(err, SMP_ERR_INPUT,
-                             "algorithm: unknown '%s' (one of auto, hyperplane, strips, kdtree, nodecart, bisect, blocked)",
-                             alg);
+                             "algorithm: unknown '%s' (one of %s)", alg, smp_algorithm_names());
     if (ndims < 1 || ndims > SMP_MAX_DIMS)
         return smp_error_set(err, SMP_ERR_INPUT, "grid.ndims: must be from 1 to %d, not %d",
                              SMP_MAX_DIMS, ndims);

@@ -36,6 +36,12 @@ smp_status smp_refine_within(const smp_grid *grid, const smp_stencil *st, int32_
                              int nlabels, const int32_t *parent, int64_t budget,
                              smp_refine_stats *stats, smp_error *err);
 
+/* smp_refine_for on a row-major grid whose placement's score the caller
+ * computed (known, by smp_score_compute), so it is not computed again. */
+smp_status smp_refine_known(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                            int nnodes, int64_t budget, smp_objective obj, const smp_score *known,
+                            smp_refine_stats *stats, smp_error *err);
+
 /* a better than b: lower J_sum (weighted if weights are given), then J_max
  * (objective.c) */
 bool smp_score_better(const smp_score *a, const smp_score *b, bool weighted);

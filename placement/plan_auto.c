@@ -124,10 +124,12 @@ static void sort_cands(struct auto_run *a)
         }
 }
 
-static smp_status refine_step(struct auto_run *a, smp_objective obj, smp_refine_stats *rs,
-                              smp_error *err)
+/* Refines trial, whose score is *known, for obj within the budget left. */
+static smp_status refine_step(struct auto_run *a, smp_objective obj, const smp_score *known,
+                              smp_refine_stats *rs, smp_error *err)
 {
-    smp_status s = smp_refine_for(a->grid, a->st, a->trial, a->nnodes, a->budget, obj, rs, err);
+    smp_status s = smp_refine_known(a->grid, a->st, a->trial, a->nnodes, a->budget, obj, known,
+                                    rs, err);
     if (!s)
         a->budget -= rs->work;
     return s;
@@ -149,11 +151,12 @@ static smp_status refine_way(struct auto_run *a, const struct cand *c, int way, 
     } else {
         memcpy(a->trial, a->built, a->bytes);
     }
-    smp_refine_stats rs;
-    if (way == 1 && (s = refine_step(a, SMP_OBJ_SUM, &rs, err)))
+    smp_refine_stats rs = {.after = c->sc};
+    if (way == 1 && (s = refine_step(a, SMP_OBJ_SUM, &c->sc, &rs, err)))
         return s;
+    smp_score now = rs.after;
     /* (a budget of 0 would mean the default one: skip instead) */
-    if ((way == 0 || a->budget >= a->grid->size) && (s = refine_step(a, a->obj, &rs, err)))
+    if ((way == 0 || a->budget >= a->grid->size) && (s = refine_step(a, a->obj, &now, &rs, err)))
         return s;
     if (smp_score_better_for(&rs.after, &a->out->score, a->weighted, a->obj)) {
         memcpy(a->out->node_of_rank, a->trial, a->bytes);

@@ -573,9 +573,12 @@ static smp_status out_init(struct rf_ctx *c, int64_t p, int nnodes, smp_error *e
     return SMP_OK;
 }
 
+/* known: the input's score when the caller has it (else NULL), which
+ * spares a scoring pass over every edge. */
 static smp_status refine_impl(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                               int nnodes, const int32_t *parent, int64_t budget,
-                              smp_objective obj, smp_refine_stats *stats, smp_error *err)
+                              smp_objective obj, const smp_score *known,
+                              smp_refine_stats *stats, smp_error *err)
 {
     if (stats)
         memset(stats, 0, sizeof(*stats));
@@ -584,8 +587,10 @@ static smp_status refine_impl(const smp_grid *grid, const smp_stencil *st, int32
     if (grid->size > INT32_MAX)
         return smp_error_set(err, SMP_ERR_INPUT, "refine: at most %d ranks", INT32_MAX);
     smp_score before, after;
-    smp_status s = smp_score_compute(grid, st, node_of_rank, nnodes, &before, err);
-    if (s)
+    smp_status s = SMP_OK;
+    if (known)
+        before = *known;
+    else if ((s = smp_score_compute(grid, st, node_of_rank, nnodes, &before, err)))
         return s; /* also rejects ranks on nodes out of range */
     if (budget <= 0)
         budget = smp_refine_default_budget(grid->size);
@@ -666,16 +671,27 @@ smp_status smp_refine_for(const smp_grid *grid, const smp_stencil *st, int32_t *
         smp_canon c;
         smp_status s = smp_canon_make(&c, grid, st, err);
         if (!s)
-            s = refine_impl(&c.grid, &c.st, node_of_rank, nnodes, NULL, budget, obj, stats, err);
+            s = refine_impl(&c.grid, &c.st, node_of_rank, nnodes, NULL, budget, obj, NULL, stats, err);
         smp_canon_free(&c);
         return s;
     }
-    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, obj, stats, err);
+    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, obj, NULL, stats, err);
+}
+
+smp_status smp_refine_known(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                            int nnodes, int64_t budget, smp_objective obj, const smp_score *known,
+                            smp_refine_stats *stats, smp_error *err)
+{
+    if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
+        return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) /* auto plans on the row-major twin */
+        return smp_refine_for(grid, st, node_of_rank, nnodes, budget, obj, stats, err);
+    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, obj, known, stats, err);
 }
 
 smp_status smp_refine_within(const smp_grid *grid, const smp_stencil *st, int32_t *label,
                              int nlabels, const int32_t *parent, int64_t budget,
                              smp_refine_stats *stats, smp_error *err)
 {
-    return refine_impl(grid, st, label, nlabels, parent, budget, SMP_OBJ_SUM, stats, err);
+    return refine_impl(grid, st, label, nlabels, parent, budget, SMP_OBJ_SUM, NULL, stats, err);
 }

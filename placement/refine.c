@@ -81,6 +81,10 @@ struct rf_ctx {
     int32_t *tct;   /* and how many nodes hold it */
     int tsz;        /* leaves (a power of two >= nnodes) */
     double *log_oa, *log_ob; /* out[a], out[b] after each move of the run */
+    /* the last head each side found valid, and its gain: it stays valid
+     * until the rank or a neighbour moves (-1: none) */
+    int32_t memo_v[2];
+    double memo_g[2];
 };
 
 /* ---- the max tree over the nodes' outgoing cuts (SMP_OBJ_MAX) ---------- */
@@ -233,11 +237,22 @@ static int32_t heap_head(struct rf_ctx *c, int s, int32_t self, int32_t other, d
             heap_pop(h);
             continue;
         }
-        double g = gain_of(c, e.v, other, NULL);
+        double g;
+        if (c->memo_v[s] == e.v && c->memo_g[s] == e.gain) {
+            /* the same gain_of would give: nothing around e.v moved since.
+             * Counted as the evaluation it stands for, so the budget and
+             * therefore the result do not depend on the shortcut. */
+            c->work++;
+            g = e.gain;
+        } else {
+            g = gain_of(c, e.v, other, NULL);
+        }
         if (g != e.gain) {
             heap_pop(h);
             continue;
         }
+        c->memo_v[s] = e.v;
+        c->memo_g[s] = g;
         *gain = g;
         return e.v;
     }
@@ -372,6 +387,10 @@ FM_INLINE int run_push_neighbours(struct rf_ctx *c, const struct fm_run *r, int 
 {
     for (int i = 0; i < n; i++) {
         int32_t t = (int32_t)c->mt[i], x = c->node[t];
+        if (t == c->memo_v[0])
+            c->memo_v[0] = -1;
+        if (t == c->memo_v[1])
+            c->memo_v[1] = -1;
         if (c->lock[t] == c->run || (x != r->side[0] && x != r->side[1]))
             continue;
         int ts = x == r->side[0] ? 0 : 1;
@@ -437,6 +456,7 @@ FM_INLINE int fm_pair_impl(struct rf_ctx *c, int32_t a, int32_t b, const int32_t
         run_max_init(c, &r);
     c->run++;
     c->h[0].n = c->h[1].n = 0;
+    c->memo_v[0] = c->memo_v[1] = -1;
     if (run_seed(c, &r, seeds, nseeds) < 0)
         return -1;
     while (r.nmoves - r.best_len < STALL_MOVES && c->work < c->budget) {

@@ -11,7 +11,9 @@
  * equals, so a tie keeps the launch Slurm would have made anyway.
  * Candidates are rebuilt rather than stored: constructions are cheap and
  * deterministic, memory for a million ranks is not.  The one being refined
- * is kept while it is refined both ways below, so it is built once.
+ * both ways below is kept in between, up to AUTO_KEEP_MAX_RANKS: on larger
+ * grids the first way spends most of the budget, the second seldom runs,
+ * and the copy would only add to the peak memory.
  *
  * With SMP_OBJ_MAX every comparison above is by J_max, then J_sum, and
  * the refinement keeps that order (smp_refine_for): auto's J_max is never
@@ -24,6 +26,8 @@
 #include <string.h>
 
 #include "algorithms.h"
+
+#define AUTO_KEEP_MAX_RANKS (1 << 18) /* a 1 MiB copy */
 
 struct cand {
     smp_algorithm alg;
@@ -42,7 +46,8 @@ struct auto_run {
     bool weighted;
     size_t bytes;
     int32_t *trial; /* the placement being built or refined */
-    int32_t *built; /* under "max": the candidate's construction, for its second refinement */
+    int32_t *built; /* under "max", on grids up to AUTO_KEEP_MAX_RANKS: the
+                     * candidate's construction, for its second refinement */
     struct cand cands[(SMP_MAX_DIMS + 1) * SMP_ALG_COUNT];
     int nc;
     int64_t budget;
@@ -141,15 +146,15 @@ static smp_status refine_step(struct auto_run *a, smp_objective obj, const smp_s
 static smp_status refine_way(struct auto_run *a, const struct cand *c, int way, smp_error *err)
 {
     smp_status s;
-    if (way == 0) {
+    if (way == 1 && a->built) {
+        memcpy(a->trial, a->built, a->bytes);
+    } else {
         s = smp_run_construction(c->alg, c->fold, a->grid, a->st, a->cap, a->dense, a->ndense,
                                  a->trial, err);
         if (s)
             return s;
         if (a->built)
             memcpy(a->built, a->trial, a->bytes);
-    } else {
-        memcpy(a->trial, a->built, a->bytes);
     }
     smp_refine_stats rs = {.after = c->sc};
     if (way == 1 && (s = refine_step(a, SMP_OBJ_SUM, &c->sc, &rs, err)))
@@ -202,10 +207,11 @@ smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int3
                            .nnodes = nnodes, .obj = obj, .weighted = smp_stencil_weighted(st),
                            .bytes = sizeof(int32_t) * (size_t)grid->size, .out = out};
     a->trial = malloc(a->bytes);
-    if (obj == SMP_OBJ_MAX && grid->size >= 2)
+    bool keep = obj == SMP_OBJ_MAX && grid->size >= 2 && grid->size <= AUTO_KEEP_MAX_RANKS;
+    if (keep)
         a->built = malloc(a->bytes);
     smp_status s;
-    if (!a->trial || (obj == SMP_OBJ_MAX && grid->size >= 2 && !a->built))
+    if (!a->trial || (keep && !a->built))
         s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
     else if (!(s = construct_all(a, err)) && grid->size >= 2) {
         sort_cands(a);

@@ -62,6 +62,18 @@ int cli_socket_split(const smp_spec *spec, const smp_placement *pl, const int32_
                      int32_t **socket_of_rank, smp_socket_score *planned,
                      smp_socket_score *naive);
 
+/* What plan and compare work on (instance.c). */
+struct cli_instance {
+    struct cli_opts o;
+    smp_nodes nodes;
+    smp_spec spec;
+    int32_t *sockets; /* sockets per node, or NULL */
+};
+/* Parses the options (cmd needs --nodes and --slots), the nodes, the spec
+ * and the sockets; non-zero: the exit code, with nothing left to free. */
+int cli_instance_load(int argc, char **argv, const char *cmd, struct cli_instance *in);
+void cli_instance_free(struct cli_instance *in);
+
 int cmd_plan(int argc, char **argv);
 int cmd_score(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

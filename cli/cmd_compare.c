@@ -98,145 +98,160 @@ static int scotch_row(const struct cli_opts *o, const smp_spec *spec, const smp_
 }
 #endif
 
+/* The table's title lines and column heads. */
+static void print_header(const struct cli_instance *in)
+{
+    const smp_spec *spec = &in->spec;
+    bool weighted = smp_stencil_weighted(&spec->stencil);
+    printf("grid");
+    for (int i = 0; i < spec->grid.ndims; i++)
+        printf("%c%lld", i ? 'x' : ' ', (long long)spec->grid.dims[i]);
+    printf("%s, stencil %s (%d offsets), %lld ranks on %d nodes (%lld slots)\n",
+           spec->grid.order == SMP_ORDER_COLUMN_MAJOR ? " column-major" : "",
+           spec->stencil.name[0] ? spec->stencil.name : "custom", spec->stencil.count,
+           (long long)spec->grid.size, in->nodes.count, (long long)in->nodes.total_slots);
+    if (weighted)
+        printf("objective: %s (the stencil has weights);\n"
+               "wJ_sum, wJ_max and the ratios are weighted, J_sum and J_max count edges\n\n",
+               cli_objective_text(spec));
+    else
+        printf("objective: %s (directed inter-node edges)\n\n", cli_objective_text(spec));
+    printf("%-11s %10s %8s %9s %9s %10s", "algorithm", weighted ? "wJ_sum" : "J_sum",
+           weighted ? "wJ_max" : "J_max", "sum/blk", "max/blk", "time(ms)");
+    if (weighted)
+        printf(" %8s %8s", "J_sum", "J_max");
+    if (in->sockets)
+        printf(" %10s %10s %8s", "J_socket", "naive", "max/sock");
+    printf("\n");
+}
+
+/* One algorithm's outcome: its placement, time and socket split. */
+struct row {
+    smp_algorithm alg;
+    smp_placement pl;
+    double ms;
+    smp_socket_score ss, ns;
+};
+
+static json_t *json_row(const struct cli_instance *in, const struct row *r, const smp_score *base)
+{
+    bool weighted = smp_stencil_weighted(&in->spec.stencil);
+    const smp_placement *pl = &r->pl;
+    json_t *row = json_figures(smp_algorithm_name(r->alg), &pl->score, base, weighted, r->ms / 1e3);
+    json_object_set_new(row, "chose", json_string(smp_algorithm_name(pl->algorithm)));
+    if (in->sockets) {
+        json_object_set_new(row, "j_socket_sum", json_integer(r->ss.j_sum));
+        json_object_set_new(row, "j_socket_max", json_integer(r->ss.j_max));
+        json_object_set_new(row, "naive_sockets",
+                            json_pack("{s:I,s:I}", "j_socket_sum", (json_int_t)r->ns.j_sum,
+                                      "j_socket_max", (json_int_t)r->ns.j_max));
+    }
+    if (r->alg != SMP_ALG_AUTO)
+        return row;
+    json_object_set_new(row, "refined", json_boolean(pl->refined));
+    json_object_set_new(row, "fold_axis", pl->fold_axis >= 0 ? json_integer(pl->fold_axis) : json_null());
+    json_object_set_new(row, "constructed", json_pack("{s:I,s:I}", "j_sum",
+                                                      (json_int_t)pl->constructed.j_sum, "j_max",
+                                                      (json_int_t)pl->constructed.j_max));
+    if (weighted)
+        json_object_set_new(json_object_get(row, "constructed"), "weighted",
+                            json_pack("{s:f,s:f}", "j_sum", pl->constructed.w_sum, "j_max",
+                                      pl->constructed.w_max));
+    return row;
+}
+
+static void print_row(const struct cli_instance *in, const struct row *r, const smp_score *base)
+{
+    bool weighted = smp_stencil_weighted(&in->spec.stencil);
+    const smp_placement *pl = &r->pl;
+    char sock_cols[64] = "";
+    if (in->sockets)
+        snprintf(sock_cols, sizeof(sock_cols), " %10lld %10lld %8lld", (long long)r->ss.j_sum,
+                 (long long)r->ns.j_sum, (long long)r->ss.j_max);
+    print_figures(smp_algorithm_name(r->alg), &pl->score, base, weighted, r->ms);
+    if (r->alg != SMP_ALG_AUTO) {
+        printf("%s\n", sock_cols);
+        if (in->o.map)
+            cli_print_map(stdout, &in->spec.grid, pl, &in->nodes);
+        return;
+    }
+    char how[96] = "";
+    if (pl->fold_axis >= 0)
+        snprintf(how, sizeof(how), " folded along axis %d", pl->fold_axis);
+    if (pl->refined && weighted)
+        snprintf(how + strlen(how), sizeof(how) - strlen(how), ", refined from wJ_sum %g",
+                 pl->constructed.w_sum);
+    else if (pl->refined)
+        snprintf(how + strlen(how), sizeof(how) - strlen(how), ", refined from J_sum %lld",
+                 (long long)pl->constructed.j_sum);
+    printf("%s   (chose %s%s)\n", sock_cols, smp_algorithm_name(pl->algorithm), how);
+}
+
+/* Plans with r->alg and adds its row (to rows, or to the table); *base is
+ * blocked's score, set by blocked's row, which comes first.  nodecart on
+ * nodes it cannot use is a row saying so, not a failure. */
+static int compare_one(const struct cli_instance *in, struct row *r, smp_score *base, json_t *rows)
+{
+    smp_error err;
+    const char *name = smp_algorithm_name(r->alg);
+    double t0 = cli_now();
+    smp_status s = smp_plan_for(&in->spec.grid, &in->spec.stencil, in->nodes.slots, in->nodes.count,
+                                r->alg, in->spec.objective, &r->pl, &err);
+    r->ms = (cli_now() - t0) * 1e3;
+    if (s == SMP_ERR_INFEASIBLE && r->alg == SMP_ALG_NODECART) {
+        if (!in->o.json)
+            printf("%-11s %10s %8s %9s %9s %10s   (%s)\n", name, "n/a", "n/a", "", "", "", err.msg);
+        else
+            json_array_append_new(rows, json_pack("{s:s,s:s}", "algorithm", name, "error", err.msg));
+        return 0;
+    }
+    if (s)
+        return cli_fail(&err);
+    if (r->alg == SMP_ALG_BLOCKED)
+        *base = r->pl.score;
+    int rc = 0;
+    if (in->sockets)
+        rc = cli_socket_split(&in->spec, &r->pl, in->sockets, NULL, &r->ss, &r->ns);
+    if (!rc && in->o.json)
+        json_array_append_new(rows, json_row(in, r, base));
+    else if (!rc)
+        print_row(in, r, base);
+    smp_placement_free(&r->pl);
+    return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
-    struct cli_opts o;
-    int rc = cli_parse(argc, argv, "compare", "n", &o);
+    struct cli_instance in;
+    int rc = cli_instance_load(argc, argv, "compare", &in);
     if (rc)
         return rc;
-    smp_error err;
-    smp_nodes nodes;
-    if (smp_nodes_parse(&nodes, o.nodes, o.slots, &err))
-        return cli_fail(&err);
-    smp_spec spec;
-    if ((rc = cli_load_spec(&o, nodes.total_slots, &spec))) {
-        smp_nodes_free(&nodes);
-        return rc;
-    }
-    int32_t *sockets = NULL;
-    if ((rc = cli_sockets_of(&o, &spec, &nodes, &sockets))) {
-        smp_spec_free(&spec);
-        smp_nodes_free(&nodes);
-        return rc;
-    }
     smp_score base = {0};
     json_t *rows = json_array();
-    bool weighted = smp_stencil_weighted(&spec.stencil);
-    if (!o.json) {
-        printf("grid");
-        for (int i = 0; i < spec.grid.ndims; i++)
-            printf("%c%lld", i ? 'x' : ' ', (long long)spec.grid.dims[i]);
-        printf("%s, stencil %s (%d offsets), %lld ranks on %d nodes (%lld slots)\n",
-               spec.grid.order == SMP_ORDER_COLUMN_MAJOR ? " column-major" : "",
-               spec.stencil.name[0] ? spec.stencil.name : "custom", spec.stencil.count,
-               (long long)spec.grid.size, nodes.count, (long long)nodes.total_slots);
-        if (weighted)
-            printf("objective: %s (the stencil has weights);\n"
-                   "wJ_sum, wJ_max and the ratios are weighted, J_sum and J_max count edges\n\n",
-                   cli_objective_text(&spec));
-        else
-            printf("objective: %s (directed inter-node edges)\n\n", cli_objective_text(&spec));
-        printf("%-11s %10s %8s %9s %9s %10s", "algorithm", weighted ? "wJ_sum" : "J_sum",
-               weighted ? "wJ_max" : "J_max", "sum/blk", "max/blk", "time(ms)");
-        if (weighted)
-            printf(" %8s %8s", "J_sum", "J_max");
-        if (sockets)
-            printf(" %10s %10s %8s", "J_socket", "naive", "max/sock");
-        printf("\n");
-    }
-    /* blocked first: it is the baseline of the ratios */
-    static const smp_algorithm order[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
-                                          SMP_ALG_KDTREE, SMP_ALG_NODECART, SMP_ALG_BISECT,
-                                          SMP_ALG_AUTO};
-    for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
-        smp_placement pl;
-        double t0 = cli_now();
-        smp_status s = smp_plan_for(&spec.grid, &spec.stencil, nodes.slots, nodes.count, order[k],
-                                    spec.objective, &pl, &err);
-        double ms = (cli_now() - t0) * 1e3;
-        const char *name = smp_algorithm_name(order[k]);
-        if (s == SMP_ERR_INFEASIBLE && order[k] == SMP_ALG_NODECART) {
-            if (!o.json)
-                printf("%-11s %10s %8s %9s %9s %10s   (%s)\n", name, "n/a", "n/a", "", "", "", err.msg);
-            else
-                json_array_append_new(rows, json_pack("{s:s,s:s}", "algorithm", name, "error", err.msg));
-            continue;
-        }
-        if (s) {
-            rc = cli_fail(&err);
-            break;
-        }
-        if (order[k] == SMP_ALG_BLOCKED)
-            base = pl.score;
-        smp_socket_score ss = {0}, ns = {0};
-        char sock_cols[64] = "";
-        if (sockets) {
-            if ((rc = cli_socket_split(&spec, &pl, sockets, NULL, &ss, &ns))) {
-                smp_placement_free(&pl);
-                break;
-            }
-            snprintf(sock_cols, sizeof(sock_cols), " %10lld %10lld %8lld", (long long)ss.j_sum,
-                     (long long)ns.j_sum, (long long)ss.j_max);
-        }
-        if (o.json) {
-            json_t *row = json_figures(name, &pl.score, &base, weighted, ms / 1e3);
-            json_object_set_new(row, "chose", json_string(smp_algorithm_name(pl.algorithm)));
-            if (sockets) {
-                json_object_set_new(row, "j_socket_sum", json_integer(ss.j_sum));
-                json_object_set_new(row, "j_socket_max", json_integer(ss.j_max));
-                json_object_set_new(row, "naive_sockets",
-                                    json_pack("{s:I,s:I}", "j_socket_sum", (json_int_t)ns.j_sum,
-                                              "j_socket_max", (json_int_t)ns.j_max));
-            }
-            if (order[k] == SMP_ALG_AUTO) {
-                json_object_set_new(row, "refined", json_boolean(pl.refined));
-                json_object_set_new(row, "fold_axis", pl.fold_axis >= 0 ? json_integer(pl.fold_axis)
-                                                                        : json_null());
-                json_object_set_new(row, "constructed", json_pack("{s:I,s:I}", "j_sum",
-                                                                  (json_int_t)pl.constructed.j_sum, "j_max",
-                                                                  (json_int_t)pl.constructed.j_max));
-                if (weighted)
-                    json_object_set_new(json_object_get(row, "constructed"), "weighted",
-                                        json_pack("{s:f,s:f}", "j_sum", pl.constructed.w_sum, "j_max",
-                                                  pl.constructed.w_max));
-            }
-            json_array_append_new(rows, row);
-        } else if (order[k] == SMP_ALG_AUTO) {
-            char how[96] = "";
-            if (pl.fold_axis >= 0)
-                snprintf(how, sizeof(how), " folded along axis %d", pl.fold_axis);
-            if (pl.refined && weighted)
-                snprintf(how + strlen(how), sizeof(how) - strlen(how), ", refined from wJ_sum %g",
-                         pl.constructed.w_sum);
-            else if (pl.refined)
-                snprintf(how + strlen(how), sizeof(how) - strlen(how), ", refined from J_sum %lld",
-                         (long long)pl.constructed.j_sum);
-            print_figures(name, &pl.score, &base, weighted, ms);
-            printf("%s   (chose %s%s)\n", sock_cols, smp_algorithm_name(pl.algorithm), how);
-        } else {
-            print_figures(name, &pl.score, &base, weighted, ms);
-            printf("%s\n", sock_cols);
-        }
-        if (o.map && !o.json && order[k] != SMP_ALG_AUTO)
-            cli_print_map(stdout, &spec.grid, &pl, &nodes);
-        smp_placement_free(&pl);
+    if (!in.o.json)
+        print_header(&in);
+    /* the constructions in auto's order (blocked first: it is the baseline
+     * of the ratios), then auto */
+    const smp_algorithm *algs;
+    int nalgs = smp_auto_constructions(&algs);
+    for (int k = 0; k <= nalgs && !rc; k++) {
+        struct row r = {.alg = k < nalgs ? algs[k] : SMP_ALG_AUTO};
+        rc = compare_one(&in, &r, &base, rows);
     }
 #ifdef SMP_WITH_SCOTCH
     if (!rc)
-        rc = scotch_row(&o, &spec, &nodes, &base, rows);
+        rc = scotch_row(&in.o, &in.spec, &in.nodes, &base, rows);
 #endif
-    if (o.json && !rc) {
-        json_t *j = json_pack("{s:I,s:i}", "ranks", (json_int_t)spec.grid.size, "nodes",
-                              nodes.count);
-        cli_json_spec(j, &spec);
-        json_object_set_new(j, "minimised", json_string(cli_minimised(&spec)));
+    if (in.o.json && !rc) {
+        json_t *j = json_pack("{s:I,s:i}", "ranks", (json_int_t)in.spec.grid.size, "nodes",
+                              in.nodes.count);
+        cli_json_spec(j, &in.spec);
+        json_object_set_new(j, "minimised", json_string(cli_minimised(&in.spec)));
         json_object_set_new(j, "algorithms", rows);
         cli_json_print(j, JSON_INDENT(2));
     } else {
         json_decref(rows);
     }
-    free(sockets);
-    smp_spec_free(&spec);
-    smp_nodes_free(&nodes);
+    cli_instance_free(&in);
     return rc;
 }

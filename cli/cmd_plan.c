@@ -44,123 +44,149 @@ static int write_socketfile(const char *path, const int32_t *socket_of_rank, int
     return 0;
 }
 
+/* What plan computed: the placement, blocked beside it, the socket split. */
+struct plan_result {
+    smp_placement pl, blocked;
+    double seconds;
+    int32_t *socket_of_rank;
+    smp_socket_score sock, naive;
+};
+
+/* Plans, plans blocked for comparison, writes the hostfile, splits over
+ * the sockets and writes the socketfile, stopping at the first failure. */
+static int plan_compute(const struct cli_instance *in, struct plan_result *r)
+{
+    smp_error err;
+    const smp_spec *spec = &in->spec;
+    double t0 = cli_now();
+    smp_status s = smp_plan_for(&spec->grid, &spec->stencil, in->nodes.slots, in->nodes.count,
+                                spec->algorithm, spec->objective, &r->pl, &err);
+    r->seconds = cli_now() - t0;
+    if (!s)
+        s = smp_plan(&spec->grid, &spec->stencil, in->nodes.slots, in->nodes.count,
+                     SMP_ALG_BLOCKED, &r->blocked, &err);
+    if (s)
+        return cli_fail(&err);
+    int rc = 0;
+    if (in->o.hostfile)
+        rc = write_hostfile(in->o.hostfile, &in->nodes, &r->pl);
+    if (!rc && in->sockets)
+        rc = cli_socket_split(spec, &r->pl, in->sockets, &r->socket_of_rank, &r->sock, &r->naive);
+    if (!rc && in->o.socketfile)
+        rc = write_socketfile(in->o.socketfile, r->socket_of_rank, r->pl.ranks);
+    return rc;
+}
+
+static void plan_print_json(const struct cli_instance *in, const struct plan_result *r)
+{
+    const smp_placement *pl = &r->pl, *blk = &r->blocked;
+    json_t *j = json_object();
+    json_object_set_new(j, "algorithm", json_string(smp_algorithm_name(pl->algorithm)));
+    json_object_set_new(j, "requested", json_string(smp_algorithm_name(in->spec.algorithm)));
+    json_object_set_new(j, "ranks", json_integer(pl->ranks));
+    json_object_set_new(j, "nodes", json_integer(in->nodes.count));
+    cli_json_spec(j, &in->spec);
+    json_object_set_new(j, "j_sum", json_integer(pl->score.j_sum));
+    json_object_set_new(j, "j_max", json_integer(pl->score.j_max));
+    json_object_set_new(j, "minimised", json_string(cli_minimised(&in->spec)));
+    json_object_set_new(j, "blocked", json_pack("{s:I,s:I}", "j_sum", (json_int_t)blk->score.j_sum,
+                                                "j_max", (json_int_t)blk->score.j_max));
+    if (smp_stencil_weighted(&in->spec.stencil))
+        json_object_set_new(j, "weighted", json_pack("{s:f,s:f,s:f,s:f}", "j_sum", pl->score.w_sum,
+                                                     "j_max", pl->score.w_max, "blocked_j_sum",
+                                                     blk->score.w_sum, "blocked_j_max",
+                                                     blk->score.w_max));
+    if (in->sockets) {
+        json_object_set_new(j, "j_socket_sum", json_integer(r->sock.j_sum));
+        json_object_set_new(j, "j_socket_max", json_integer(r->sock.j_max));
+        json_object_set_new(j, "naive_sockets",
+                            json_pack("{s:I,s:I}", "j_socket_sum", (json_int_t)r->naive.j_sum,
+                                      "j_socket_max", (json_int_t)r->naive.j_max));
+    }
+    json_object_set_new(j, "seconds", json_real(r->seconds));
+    json_object_set_new(j, "hostfile", in->o.hostfile ? json_string(in->o.hostfile) : json_null());
+    cli_json_print(j, JSON_INDENT(2));
+}
+
+/* The summary line(s); none when the hostfile went to standard output. */
+static void plan_print_text(const struct cli_instance *in, const struct plan_result *r)
+{
+    const smp_placement *pl = &r->pl;
+    const smp_score *b = &r->blocked.score;
+    if (in->o.hostfile && !strcmp(in->o.hostfile, "-"))
+        return;
+    if (smp_stencil_weighted(&in->spec.stencil)) {
+        /* the weighted figures are what auto minimised: first */
+        printf("stencil-map: %s, %lld ranks on %d nodes, weighted inter-node edges %g (blocked %g), "
+               "max per node %g (blocked %g); edges %lld (blocked %lld), max per node %lld "
+               "(blocked %lld); planned in %.3f ms\n",
+               smp_algorithm_name(pl->algorithm), (long long)pl->ranks, in->nodes.count,
+               pl->score.w_sum, b->w_sum, pl->score.w_max, b->w_max, (long long)pl->score.j_sum,
+               (long long)b->j_sum, (long long)pl->score.j_max, (long long)b->j_max,
+               r->seconds * 1e3);
+        return;
+    }
+    printf("stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
+           "max per node %lld (blocked %lld), planned in %.3f ms\n",
+           smp_algorithm_name(pl->algorithm), (long long)pl->ranks, in->nodes.count,
+           (long long)pl->score.j_sum, (long long)b->j_sum, (long long)pl->score.j_max,
+           (long long)b->j_max, r->seconds * 1e3);
+    if (in->sockets)
+        printf("stencil-map: inter-socket edges %lld (naive split %lld), "
+               "max per socket %lld (naive split %lld)\n",
+               (long long)r->sock.j_sum, (long long)r->naive.j_sum, (long long)r->sock.j_max,
+               (long long)r->naive.j_max);
+}
+
+/* With --profile DIR, says what the spec gets wrong about the measured
+ * traffic; the plan is made as the spec asks all the same. */
+static int plan_check_profile(const char *profile, const struct cli_instance *in)
+{
+    smp_error err;
+    if (spec_check_dir("stencil-map plan", profile, &in->spec, &err) >= 0)
+        return 0;
+    fprintf(stderr, "stencil-map plan: --profile %s: %s\n", profile, err.msg);
+    return err.status ? (int)err.status : SMP_ERR_INPUT;
+}
+
 int cmd_plan(int argc, char **argv)
 {
-    struct cli_opts o;
     bool bad_profile;
     const char *profile = spec_check_take_profile(&argc, argv, &bad_profile);
     if (bad_profile) {
         fprintf(stderr, "stencil-map plan: --profile needs a DIR\n");
         return SMP_ERR_INPUT;
     }
-    int rc = cli_parse(argc, argv, "plan", "n", &o);
+    struct cli_instance in;
+    int rc = cli_instance_load(argc, argv, "plan", &in);
     if (rc)
         return rc;
-    smp_error err;
-    smp_nodes nodes;
-    if (smp_nodes_parse(&nodes, o.nodes, o.slots, &err))
-        return cli_fail(&err);
-    smp_spec spec;
-    if ((rc = cli_load_spec(&o, nodes.total_slots, &spec))) {
-        smp_nodes_free(&nodes);
+    if (profile && (rc = plan_check_profile(profile, &in))) {
+        cli_instance_free(&in);
         return rc;
     }
-    if (profile && spec_check_dir("stencil-map plan", profile, &spec, &err) < 0) {
-        fprintf(stderr, "stencil-map plan: --profile %s: %s\n", profile, err.msg);
-        smp_spec_free(&spec);
-        smp_nodes_free(&nodes);
-        return err.status ? (int)err.status : SMP_ERR_INPUT;
-    }
-    int32_t *sockets = NULL, *socket_of_rank = NULL;
-    smp_socket_score sock = {0}, naive = {0};
-    if ((rc = cli_sockets_of(&o, &spec, &nodes, &sockets))) {
-        smp_spec_free(&spec);
-        smp_nodes_free(&nodes);
-        return rc;
-    }
-    if (o.socketfile && !sockets) {
+    if (in.o.socketfile && !in.sockets) {
+        smp_error err;
         smp_error_set(&err, SMP_ERR_INPUT, "--socketfile: needs --sockets or the spec's \"sockets\"");
-        smp_spec_free(&spec);
-        smp_nodes_free(&nodes);
+        cli_instance_free(&in);
         return cli_fail(&err);
     }
-    smp_placement pl = {0}, blocked = {0};
-    double t0 = cli_now();
-    smp_status s = smp_plan_for(&spec.grid, &spec.stencil, nodes.slots, nodes.count,
-                                spec.algorithm, spec.objective, &pl, &err);
-    double seconds = cli_now() - t0;
-    if (!s)
-        s = smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, SMP_ALG_BLOCKED,
-                     &blocked, &err);
-    if (s)
-        rc = cli_fail(&err);
-    else if (o.hostfile)
-        rc = write_hostfile(o.hostfile, &nodes, &pl);
-    if (!s && !rc && sockets)
-        rc = cli_socket_split(&spec, &pl, sockets, &socket_of_rank, &sock, &naive);
-    if (!s && !rc && o.socketfile)
-        rc = write_socketfile(o.socketfile, socket_of_rank, pl.ranks);
-    if (!s && !rc) {
-        if (o.json) {
-            json_t *j = json_object();
-            json_object_set_new(j, "algorithm", json_string(smp_algorithm_name(pl.algorithm)));
-            json_object_set_new(j, "requested", json_string(smp_algorithm_name(spec.algorithm)));
-            json_object_set_new(j, "ranks", json_integer(pl.ranks));
-            json_object_set_new(j, "nodes", json_integer(nodes.count));
-            cli_json_spec(j, &spec);
-            json_object_set_new(j, "j_sum", json_integer(pl.score.j_sum));
-            json_object_set_new(j, "j_max", json_integer(pl.score.j_max));
-            json_object_set_new(j, "minimised", json_string(cli_minimised(&spec)));
-            json_object_set_new(j, "blocked", json_pack("{s:I,s:I}", "j_sum", (json_int_t)blocked.score.j_sum,
-                                                        "j_max", (json_int_t)blocked.score.j_max));
-            if (smp_stencil_weighted(&spec.stencil))
-                json_object_set_new(j, "weighted", json_pack("{s:f,s:f,s:f,s:f}", "j_sum", pl.score.w_sum,
-                                                             "j_max", pl.score.w_max, "blocked_j_sum",
-                                                             blocked.score.w_sum, "blocked_j_max",
-                                                             blocked.score.w_max));
-            if (sockets) {
-                json_object_set_new(j, "j_socket_sum", json_integer(sock.j_sum));
-                json_object_set_new(j, "j_socket_max", json_integer(sock.j_max));
-                json_object_set_new(j, "naive_sockets",
-                                    json_pack("{s:I,s:I}", "j_socket_sum", (json_int_t)naive.j_sum,
-                                              "j_socket_max", (json_int_t)naive.j_max));
-            }
-            json_object_set_new(j, "seconds", json_real(seconds));
-            json_object_set_new(j, "hostfile", o.hostfile ? json_string(o.hostfile) : json_null());
-            cli_json_print(j, JSON_INDENT(2));
-        } else if ((!o.hostfile || strcmp(o.hostfile, "-")) && smp_stencil_weighted(&spec.stencil)) {
-            /* the weighted figures are what auto minimised: first */
-            printf("stencil-map: %s, %lld ranks on %d nodes, weighted inter-node edges %g (blocked %g), "
-                   "max per node %g (blocked %g); edges %lld (blocked %lld), max per node %lld "
-                   "(blocked %lld); planned in %.3f ms\n",
-                   smp_algorithm_name(pl.algorithm), (long long)pl.ranks, nodes.count, pl.score.w_sum,
-                   blocked.score.w_sum, pl.score.w_max, blocked.score.w_max, (long long)pl.score.j_sum,
-                   (long long)blocked.score.j_sum, (long long)pl.score.j_max,
-                   (long long)blocked.score.j_max, seconds * 1e3);
-        } else if (!o.hostfile || strcmp(o.hostfile, "-")) {
-            printf("stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
-                   "max per node %lld (blocked %lld), planned in %.3f ms\n",
-                   smp_algorithm_name(pl.algorithm), (long long)pl.ranks, nodes.count,
-                   (long long)pl.score.j_sum, (long long)blocked.score.j_sum,
-                   (long long)pl.score.j_max, (long long)blocked.score.j_max, seconds * 1e3);
-            if (sockets)
-                printf("stencil-map: inter-socket edges %lld (naive split %lld), "
-                       "max per socket %lld (naive split %lld)\n",
-                       (long long)sock.j_sum, (long long)naive.j_sum, (long long)sock.j_max,
-                       (long long)naive.j_max);
-        }
-        if (o.map && !o.json) {
+    struct plan_result r = {0};
+    rc = plan_compute(&in, &r);
+    if (!rc && in.o.json) {
+        plan_print_json(&in, &r);
+    } else if (!rc) {
+        plan_print_text(&in, &r);
+        if (in.o.map) {
             printf("blocked:\n");
-            cli_print_map(stdout, &spec.grid, &blocked, &nodes);
-            printf("%s:\n", smp_algorithm_name(pl.algorithm));
-            cli_print_map(stdout, &spec.grid, &pl, &nodes);
+            cli_print_map(stdout, &in.spec.grid, &r.blocked, &in.nodes);
+            printf("%s:\n", smp_algorithm_name(r.pl.algorithm));
+            cli_print_map(stdout, &in.spec.grid, &r.pl, &in.nodes);
         }
     }
-    smp_placement_free(&pl);
-    smp_placement_free(&blocked);
-    free(sockets);
-    free(socket_of_rank);
-    smp_spec_free(&spec);
-    smp_nodes_free(&nodes);
+    smp_placement_free(&r.pl);
+    smp_placement_free(&r.blocked);
+    free(r.socket_of_rank);
+    cli_instance_free(&in);
     return rc;
 }

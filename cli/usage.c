@@ -30,9 +30,10 @@ static void plan_usage(FILE *out)
     fputs("--nodes HOSTLIST  node names in Slurm's syntax, e.g. 'n[01-04],gpu7'\n"
           "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
           "--ranks P         the number of ranks, for specs with automatic dims\n"
-          "                  (default: every slot)\n"
-          "--algorithm A     auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
-          "                  (default: the spec's)\n"
+          "                  (default: every slot)\n",
+          out);
+    fprintf(out, "--algorithm A     %s\n", smp_algorithm_names());
+    fputs("                  (default: the spec's)\n"
           "--hostfile FILE   write line r = node of rank r ('-': standard output)\n"
           "--sockets COUNTS  sockets per node, as --slots (default: the spec's \"sockets\"):\n"
           "                  split each node's ranks over its sockets and report the\n"
@@ -119,9 +120,10 @@ static void draw_usage(FILE *out)
           "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE\n"
           "                  (with --hostfile, default: the hostfile's nodes in name\n"
           "                  order, each with as many slots as it holds ranks)\n"
-          "--ranks P         the number of ranks, for specs with automatic dims\n"
-          "--algorithm A     auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
-          "--hostfile FILE   draw this placement: line r = node of rank r ('-': stdin)\n"
+          "--ranks P         the number of ranks, for specs with automatic dims\n",
+          out);
+    fprintf(out, "--algorithm A     %s\n", smp_algorithm_names());
+    fputs("--hostfile FILE   draw this placement: line r = node of rank r ('-': stdin)\n"
           "--svg OUT         where to write the SVG ('-': standard output)\n"
           "--title TEXT      the picture's title\n"
           "--help            this text\n"
@@ -202,10 +204,9 @@ void cli_usage(FILE *out)
           out);
     fputs(spec_line, out);
     fputs("HOSTLIST Slurm node list, e.g. 'n[01-04]'\n"
-          "COUNTS   slots per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
-          "A        auto, hyperplane, strips, kdtree, nodecart, bisect, blocked\n"
-          "\n",
+          "COUNTS   slots per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n",
           out);
+    fprintf(out, "A        %s\n\n", smp_algorithm_names());
     fputs(exit_line, out);
 }
 

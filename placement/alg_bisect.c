@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Recursive bisection with a per-cut search (issue 6).
+/* Recursive bisection with a per-cut search.
  *
  * A region of the grid (at first the whole grid) and a run of nodes are
  * split in two: the nodes into a prefix and the rest, near half of the

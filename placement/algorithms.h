@@ -36,8 +36,17 @@ smp_status smp_refine_within(const smp_grid *grid, const smp_stencil *st, int32_
                              int nlabels, const int32_t *parent, int64_t budget,
                              smp_refine_stats *stats, smp_error *err);
 
-/* a better than b: lower J_sum (weighted if weights are given), then J_max */
+/* smp_refine_for on a row-major grid whose placement's score the caller
+ * computed (known, by smp_score_compute), so it is not computed again. */
+smp_status smp_refine_known(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                            int nnodes, int64_t budget, smp_objective obj, const smp_score *known,
+                            smp_refine_stats *stats, smp_error *err);
+
+/* a better than b: lower J_sum (weighted if weights are given), then J_max
+ * (objective.c) */
 bool smp_score_better(const smp_score *a, const smp_score *b, bool weighted);
+/* auto tries alg on a grid of this many ranks (constructions.c) */
+bool smp_auto_tries(smp_algorithm alg, int64_t ranks);
 /* Runs one construction on the nodes that receive ranks (dense indices
  * with shares cap[ndense]), on the grid as it is (fold < 0) or with its
  * slices stacked along axis fold, then maps back to indices into the

@@ -7,53 +7,6 @@
 
 #include "algorithms.h"
 
-static const smp_construct_fn constructions[SMP_ALG_COUNT] = {
-    [SMP_ALG_HYPERPLANE] = smp_place_hyperplane, [SMP_ALG_STRIPS] = smp_place_strips,
-    [SMP_ALG_KDTREE] = smp_place_kdtree,         [SMP_ALG_NODECART] = smp_place_nodecart,
-    [SMP_ALG_BLOCKED] = smp_place_blocked,       [SMP_ALG_BISECT] = smp_place_bisect,
-};
-
-bool smp_score_better(const smp_score *a, const smp_score *b, bool weighted)
-{
-    if (weighted) {
-        if (a->w_sum != b->w_sum)
-            return a->w_sum < b->w_sum;
-        return a->w_max < b->w_max;
-    }
-    if (a->j_sum != b->j_sum)
-        return a->j_sum < b->j_sum;
-    return a->j_max < b->j_max;
-}
-
-bool smp_score_better_for(const smp_score *a, const smp_score *b, bool weighted,
-                          smp_objective obj)
-{
-    if (obj != SMP_OBJ_MAX)
-        return smp_score_better(a, b, weighted);
-    if (weighted) {
-        if (a->w_max != b->w_max)
-            return a->w_max < b->w_max;
-        return a->w_sum < b->w_sum;
-    }
-    if (a->j_max != b->j_max)
-        return a->j_max < b->j_max;
-    return a->j_sum < b->j_sum;
-}
-
-smp_status smp_run_construction(smp_algorithm alg, int fold, const smp_grid *grid,
-                                const smp_stencil *st, const int32_t *cap,
-                                const int32_t *dense_to_node, int ndense, int32_t *out,
-                                smp_error *err)
-{
-    smp_status s = fold < 0 ? constructions[alg](grid, st, cap, ndense, out, err)
-                            : smp_place_folded(constructions[alg], grid, st, cap, ndense, fold, out, err);
-    if (s)
-        return s;
-    for (int64_t r = 0; r < grid->size; r++)
-        out[r] = dense_to_node[out[r]];
-    return SMP_OK;
-}
-
 smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *slots, int nnodes,
                     smp_algorithm alg, smp_placement *out, smp_error *err)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* auto: every construction (bisect only up to AUTO_BISECT_MAX_RANKS), and
- * for stencils that leave axes out every construction on each folded grid
- * too, then refinement.
+/* auto: every construction the table in constructions.c offers it (bisect
+ * only on small grids), and for stencils that leave axes out every
+ * construction on each folded grid too, then refinement.
  *
  * Refinement starts from the best construction, then tries the next ones
  * in order of their scores while the work budget lasts: a construction
@@ -10,7 +10,10 @@
  * by J_sum (weighted when weighted), then J_max; blocked is first among
  * equals, so a tie keeps the launch Slurm would have made anyway.
  * Candidates are rebuilt rather than stored: constructions are cheap and
- * deterministic, memory for a million ranks is not.
+ * deterministic, memory for a million ranks is not.  The one being refined
+ * both ways below is kept in between, up to AUTO_KEEP_MAX_RANKS: on larger
+ * grids the first way spends most of the budget, the second seldom runs,
+ * and the copy would only add to the peak memory.
  *
  * With SMP_OBJ_MAX every comparison above is by J_max, then J_sum, and
  * the refinement keeps that order (smp_refine_for): auto's J_max is never
@@ -24,19 +27,31 @@
 
 #include "algorithms.h"
 
-/* bisect's search is the dearest construction (about 1.5 us per rank in
- * 3-D, where it tries six axis pairs per cut) and it pays off mostly on
- * small grids with awkward node sizes; on large grids strips and
- * hyperplane, refined, come within a few percent of it.  auto runs in
- * srun's critical path, where a 10,000-rank step must be planned in well
- * under 50 ms, so auto leaves bisect out above this many ranks. */
-#define AUTO_BISECT_MAX_RANKS 8192
+#define AUTO_KEEP_MAX_RANKS (1 << 18) /* a 1 MiB copy */
 
 struct cand {
     smp_algorithm alg;
     int fold;
     smp_score sc;
     int seq; /* order tried, the tie-break */
+};
+
+/* One auto run: its inputs, the candidates found, the work arrays. */
+struct auto_run {
+    const smp_grid *grid;
+    const smp_stencil *st;
+    const int32_t *cap, *dense;
+    int ndense, nnodes;
+    smp_objective obj;
+    bool weighted;
+    size_t bytes;
+    int32_t *trial; /* the placement being built or refined */
+    int32_t *built; /* under "max", on grids up to AUTO_KEEP_MAX_RANKS: the
+                     * candidate's construction, for its second refinement */
+    struct cand cands[(SMP_MAX_DIMS + 1) * SMP_ALG_COUNT];
+    int nc;
+    int64_t budget;
+    smp_placement *out;
 };
 
 /* x before y: the better score, then the one tried first */
@@ -56,100 +71,154 @@ static bool same_score(const smp_score *a, const smp_score *b)
            a->w_max == b->w_max;
 }
 
+/* Builds and scores every construction auto tries on the grid folded
+ * along f (< 0: as it is); the best so far goes to out. */
+static smp_status construct_on(struct auto_run *a, int f, smp_error *err)
+{
+    const smp_algorithm *algs;
+    int nalgs = smp_auto_constructions(&algs);
+    for (int t = 0; t < nalgs; t++) {
+        smp_error terr;
+        if (!smp_auto_tries(algs[t], a->grid->size))
+            continue;
+        if (smp_run_construction(algs[t], f, a->grid, a->st, a->cap, a->dense, a->ndense,
+                                 a->trial, &terr))
+            continue; /* not applicable here (nodecart on unequal nodes) */
+        struct cand *c = &a->cands[a->nc];
+        smp_status s = smp_score_compute(a->grid, a->st, a->trial, a->nnodes, &c->sc, err);
+        if (s)
+            return s;
+        c->alg = algs[t];
+        c->fold = f;
+        c->seq = a->nc++;
+        if (a->nc == 1 || smp_score_better_for(&c->sc, &a->out->score, a->weighted, a->obj)) {
+            memcpy(a->out->node_of_rank, a->trial, a->bytes);
+            a->out->score = c->sc;
+            a->out->algorithm = c->alg;
+            a->out->fold_axis = f;
+        }
+    }
+    return SMP_OK;
+}
+
+static smp_status construct_all(struct auto_run *a, smp_error *err)
+{
+    bool zero[SMP_MAX_DIMS];
+    bool can_fold = smp_fold_zero_axes(a->grid, a->st, zero) > 0;
+    for (int f = -1; f < (can_fold ? a->grid->ndims : 0); f++) {
+        if (f >= 0 && zero[f])
+            continue;
+        smp_status s = construct_on(a, f, err);
+        if (s)
+            return s;
+    }
+    if (a->nc == 0) /* blocked always applies; this is a bug if reached */
+        return smp_error_set(err, SMP_ERR_SYSTEM, "plan: no construction applies");
+    a->out->constructed = a->out->score;
+    return SMP_OK;
+}
+
+static void sort_cands(struct auto_run *a)
+{
+    for (int i = 1; i < a->nc; i++) /* insertion sort: a few dozen at most */
+        for (int j = i; j > 0 && cand_before(&a->cands[j], &a->cands[j - 1], a->weighted, a->obj);
+             j--) {
+            struct cand tmp = a->cands[j];
+            a->cands[j] = a->cands[j - 1];
+            a->cands[j - 1] = tmp;
+        }
+}
+
+/* Refines trial, whose score is *known, for obj within the budget left. */
+static smp_status refine_step(struct auto_run *a, smp_objective obj, const smp_score *known,
+                              smp_refine_stats *rs, smp_error *err)
+{
+    smp_status s = smp_refine_known(a->grid, a->st, a->trial, a->nnodes, a->budget, obj, known,
+                                    rs, err);
+    if (!s)
+        a->budget -= rs->work;
+    return s;
+}
+
+/* Refines candidate c one way (way 0: by the objective alone; way 1, under
+ * "max" only: J_sum moves polished by J_max moves) and keeps the result
+ * when it beats out. */
+static smp_status refine_way(struct auto_run *a, const struct cand *c, int way, smp_error *err)
+{
+    smp_status s;
+    if (way == 1 && a->built) {
+        memcpy(a->trial, a->built, a->bytes);
+    } else {
+        s = smp_run_construction(c->alg, c->fold, a->grid, a->st, a->cap, a->dense, a->ndense,
+                                 a->trial, err);
+        if (s)
+            return s;
+        if (a->built)
+            memcpy(a->built, a->trial, a->bytes);
+    }
+    smp_refine_stats rs = {.after = c->sc};
+    if (way == 1 && (s = refine_step(a, SMP_OBJ_SUM, &c->sc, &rs, err)))
+        return s;
+    smp_score now = rs.after;
+    /* (a budget of 0 would mean the default one: skip instead) */
+    if ((way == 0 || a->budget >= a->grid->size) && (s = refine_step(a, a->obj, &now, &rs, err)))
+        return s;
+    if (smp_score_better_for(&rs.after, &a->out->score, a->weighted, a->obj)) {
+        memcpy(a->out->node_of_rank, a->trial, a->bytes);
+        a->out->score = rs.after;
+        a->out->algorithm = c->alg;
+        a->out->fold_axis = c->fold;
+        a->out->constructed = c->sc;
+        a->out->refined = smp_score_better_for(&rs.after, &c->sc, a->weighted, a->obj);
+    }
+    return SMP_OK;
+}
+
+static smp_status refine_all(struct auto_run *a, smp_error *err)
+{
+    a->budget = smp_refine_default_budget(a->grid->size);
+    int ways = a->obj == SMP_OBJ_MAX ? 2 : 1;
+    for (int i = 0; i < a->nc; i++) {
+        /* a pass needs at least one look at every rank */
+        if (a->budget < a->grid->size)
+            break;
+        bool dup = false;
+        for (int j = 0; j < i && !dup; j++)
+            dup = same_score(&a->cands[i].sc, &a->cands[j].sc);
+        if (dup)
+            continue; /* most likely the same placement, already refined */
+        for (int way = 0; way < ways && a->budget >= a->grid->size; way++) {
+            smp_status s = refine_way(a, &a->cands[i], way, err);
+            if (s)
+                return s;
+        }
+    }
+    return SMP_OK;
+}
+
 smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                          const int32_t *dense, int ndense, int nnodes, smp_objective obj,
                          smp_placement *out, smp_error *err)
 {
-    static const smp_algorithm tries[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
-                                          SMP_ALG_KDTREE, SMP_ALG_NODECART, SMP_ALG_BISECT};
-    const int ntries = (int)(sizeof(tries) / sizeof(tries[0]));
-    bool weighted = smp_stencil_weighted(st);
-    size_t bytes = sizeof(int32_t) * (size_t)grid->size;
-    bool zero[SMP_MAX_DIMS];
-    bool can_fold = smp_fold_zero_axes(grid, st, zero) > 0;
-    struct cand cands[(SMP_MAX_DIMS + 1) * (sizeof(tries) / sizeof(tries[0]))];
-    int nc = 0;
-    int32_t *trial = malloc(bytes);
-    if (!trial)
+    struct auto_run *a = calloc(1, sizeof(*a));
+    if (!a)
         return smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
-    smp_status s = SMP_OK;
-    for (int f = -1; f < (can_fold ? grid->ndims : 0); f++) {
-        if (f >= 0 && zero[f])
-            continue;
-        for (int t = 0; t < ntries; t++) {
-            smp_error terr;
-            if (tries[t] == SMP_ALG_BISECT && grid->size > AUTO_BISECT_MAX_RANKS)
-                continue;
-            if (smp_run_construction(tries[t], f, grid, st, cap, dense, ndense, trial, &terr))
-                continue; /* not applicable here (nodecart on unequal nodes) */
-            struct cand *c = &cands[nc];
-            if ((s = smp_score_compute(grid, st, trial, nnodes, &c->sc, err)))
-                goto done;
-            c->alg = tries[t];
-            c->fold = f;
-            c->seq = nc++;
-            if (nc == 1 || smp_score_better_for(&c->sc, &out->score, weighted, obj)) {
-                memcpy(out->node_of_rank, trial, bytes);
-                out->score = c->sc;
-                out->algorithm = c->alg;
-                out->fold_axis = f;
-            }
-        }
+    *a = (struct auto_run){.grid = grid, .st = st, .cap = cap, .dense = dense, .ndense = ndense,
+                           .nnodes = nnodes, .obj = obj, .weighted = smp_stencil_weighted(st),
+                           .bytes = sizeof(int32_t) * (size_t)grid->size, .out = out};
+    a->trial = malloc(a->bytes);
+    bool keep = obj == SMP_OBJ_MAX && grid->size >= 2 && grid->size <= AUTO_KEEP_MAX_RANKS;
+    if (keep)
+        a->built = malloc(a->bytes);
+    smp_status s;
+    if (!a->trial || (keep && !a->built))
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
+    else if (!(s = construct_all(a, err)) && grid->size >= 2) {
+        sort_cands(a);
+        s = refine_all(a, err);
     }
-    if (nc == 0) { /* blocked always applies; this is a bug if reached */
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: no construction applies");
-        goto done;
-    }
-    out->constructed = out->score;
-    if (grid->size < 2)
-        goto done;
-    for (int i = 1; i < nc; i++) /* insertion sort: a few dozen at most */
-        for (int j = i; j > 0 && cand_before(&cands[j], &cands[j - 1], weighted, obj); j--) {
-            struct cand tmp = cands[j];
-            cands[j] = cands[j - 1];
-            cands[j - 1] = tmp;
-        }
-    int64_t budget = smp_refine_default_budget(grid->size);
-    for (int i = 0; i < nc; i++) {
-        /* a pass needs at least one look at every rank */
-        if (budget < grid->size)
-            break;
-        bool dup = false;
-        for (int j = 0; j < i && !dup; j++)
-            dup = same_score(&cands[i].sc, &cands[j].sc);
-        if (dup)
-            continue; /* most likely the same placement, already refined */
-        /* under "max": J_max moves alone, then J_sum moves polished by
-         * J_max moves, from the same construction */
-        for (int way = 0; way < (obj == SMP_OBJ_MAX ? 2 : 1); way++) {
-            if (budget < grid->size)
-                break;
-            if ((s = smp_run_construction(cands[i].alg, cands[i].fold, grid, st, cap, dense,
-                                          ndense, trial, err)))
-                goto done;
-            smp_refine_stats rs;
-            if (way == 1) {
-                if ((s = smp_refine_for(grid, st, trial, nnodes, budget, SMP_OBJ_SUM, &rs, err)))
-                    goto done;
-                budget -= rs.work;
-            }
-            /* (a budget of 0 would mean the default one: skip instead) */
-            if (way == 0 || budget >= grid->size) {
-                if ((s = smp_refine_for(grid, st, trial, nnodes, budget, obj, &rs, err)))
-                    goto done;
-                budget -= rs.work;
-            }
-            if (smp_score_better_for(&rs.after, &out->score, weighted, obj)) {
-                memcpy(out->node_of_rank, trial, bytes);
-                out->score = rs.after;
-                out->algorithm = cands[i].alg;
-                out->fold_axis = cands[i].fold;
-                out->constructed = cands[i].sc;
-                out->refined = smp_score_better_for(&rs.after, &cands[i].sc, weighted, obj);
-            }
-        }
-    }
-done:
-    free(trial);
+    free(a->trial);
+    free(a->built);
+    free(a);
     return s;
 }

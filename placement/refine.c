@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Refinement (issue 6): improve any placement by moving ranks between
+/* Refinement: improve any placement by moving ranks between
  * pairs of nodes that share cut stencil edges, while every node keeps
  * exactly the number of ranks it had.
  *
@@ -81,6 +81,10 @@ struct rf_ctx {
     int32_t *tct;   /* and how many nodes hold it */
     int tsz;        /* leaves (a power of two >= nnodes) */
     double *log_oa, *log_ob; /* out[a], out[b] after each move of the run */
+    /* the last head each side found valid, and its gain: it stays valid
+     * until the rank or a neighbour moves (-1: none) */
+    int32_t memo_v[2];
+    double memo_g[2];
 };
 
 /* ---- the max tree over the nodes' outgoing cuts (SMP_OBJ_MAX) ---------- */
@@ -233,153 +237,240 @@ static int32_t heap_head(struct rf_ctx *c, int s, int32_t self, int32_t other, d
             heap_pop(h);
             continue;
         }
-        double g = gain_of(c, e.v, other, NULL);
+        double g;
+        if (c->memo_v[s] == e.v && c->memo_g[s] == e.gain) {
+            /* the same gain_of would give: nothing around e.v moved since.
+             * Counted as the evaluation it stands for, so the budget and
+             * therefore the result do not depend on the shortcut. */
+            c->work++;
+            g = e.gain;
+        } else {
+            g = gain_of(c, e.v, other, NULL);
+        }
         if (g != e.gain) {
             heap_pop(h);
             continue;
         }
+        c->memo_v[s] = e.v;
+        c->memo_g[s] = g;
         *gain = g;
         return e.v;
     }
     return -1;
 }
 
-/* One FM run between nodes a and b, seeded with the ranks of seeds that
- * sit on the a-b boundary.  Returns 1 if it kept moves, 0 if not, -1 on
- * ENOMEM; *kept is the drop in weighted J_sum of the moves kept. */
-static inline __attribute__((always_inline)) int
-fm_pair_impl(struct rf_ctx *c, int32_t a, int32_t b, const int32_t *seeds, size_t nseeds,
-             double *kept, const bool max)
+/* The state of one FM run between nodes side[0] = a and side[1] = b. */
+struct fm_run {
+    int32_t side[2];
+    struct mx others;    /* max: J_max and its count over every node but a and b */
+    struct mx best_phi;  /* max: (J_max, count) at the best prefix */
+    double oa, ob;       /* max: out[a] and out[b] after the moves so far */
+    double cum, best;    /* drop in weighted J_sum so far, and at the best prefix */
+    size_t nmoves, best_len;
+    int bal;             /* moves a->b minus moves b->a */
+};
+
+#define FM_INLINE static inline __attribute__((always_inline))
+
+/* max: the other nodes' J_max from the tree, a's and b's cuts as they are */
+FM_INLINE void run_max_init(const struct rf_ctx *c, struct fm_run *r)
 {
-    int32_t side_node[2] = {a, b};
-    struct mx others = {-1, 0}, best_phi = {0, 0};
-    double oa = 0, ob = 0;
-    if (max) {
-        int lo = a < b ? a : b, hi = a < b ? b : a;
-        others = mx_join(tree_range(c, 0, lo), tree_range(c, lo + 1, hi), c->eps);
-        others = mx_join(others, tree_range(c, hi + 1, c->tsz), c->eps);
-        oa = c->out[a];
-        ob = c->out[b];
-        best_phi = with_pair(c, others, oa, ob);
-    }
-    c->run++;
-    c->h[0].n = c->h[1].n = 0;
+    int32_t a = r->side[0], b = r->side[1];
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    r->others = mx_join(tree_range(c, 0, lo), tree_range(c, lo + 1, hi), c->eps);
+    r->others = mx_join(r->others, tree_range(c, hi + 1, c->tsz), c->eps);
+    r->oa = c->out[a];
+    r->ob = c->out[b];
+    r->best_phi = with_pair(c, r->others, r->oa, r->ob);
+}
+
+/* Pushes the seeds on a or b that touch the other node; -1 on ENOMEM. */
+FM_INLINE int run_seed(struct rf_ctx *c, const struct fm_run *r, const int32_t *seeds,
+                       size_t nseeds)
+{
     for (size_t i = 0; i < nseeds; i++) {
         int32_t v = seeds[i], x = c->node[v];
-        int s = x == a ? 0 : x == b ? 1 : -1;
+        int s = x == r->side[0] ? 0 : x == r->side[1] ? 1 : -1;
         if (s < 0)
             continue;
         bool touch;
-        double g = gain_of(c, v, side_node[1 - s], &touch);
+        double g = gain_of(c, v, r->side[1 - s], &touch);
         if (touch && !heap_push(&c->h[s], g, v))
             return -1;
     }
-    size_t nmoves = 0, best_len = 0;
-    double cum = 0, best = 0;
-    int bal = 0; /* moves a->b minus moves b->a */
-    while (nmoves - best_len < STALL_MOVES && c->work < c->budget) {
-        double g0 = 0, g1 = 0;
-        int32_t v0 = bal < SWING ? heap_head(c, 0, a, b, &g0) : -1;
-        int32_t v1 = bal > -SWING ? heap_head(c, 1, b, a, &g1) : -1;
-        int s;
-        if (v0 >= 0 && v1 >= 0) {
-            /* the better gain; on a tie, the move back towards balance */
-            if (g0 != g1)
-                s = g1 > g0;
-            else
-                s = bal > 0;
-        } else if (v0 >= 0)
-            s = 0;
-        else if (v1 >= 0)
-            s = 1;
+    return 0;
+}
+
+/* The side whose head moves next (the better gain; on a tie, the move back
+ * towards balance), its rank in *v and gain in *g; -1 when neither can. */
+FM_INLINE int run_pick(struct rf_ctx *c, const struct fm_run *r, int32_t *v, double *g)
+{
+    int32_t a = r->side[0], b = r->side[1];
+    double g0 = 0, g1 = 0;
+    int32_t v0 = r->bal < SWING ? heap_head(c, 0, a, b, &g0) : -1;
+    int32_t v1 = r->bal > -SWING ? heap_head(c, 1, b, a, &g1) : -1;
+    int s;
+    if (v0 >= 0 && v1 >= 0)
+        s = g0 != g1 ? g1 > g0 : r->bal > 0;
+    else if (v0 >= 0)
+        s = 0;
+    else if (v1 >= 0)
+        s = 1;
+    else
+        return -1;
+    *v = s ? v1 : v0;
+    *g = s ? g1 : g0;
+    return s;
+}
+
+/* Room in the move log (and, for max, the cuts after each move) for one
+ * more move; false on ENOMEM. */
+FM_INLINE bool run_log_room(struct rf_ctx *c, size_t nmoves, const bool max)
+{
+    if (nmoves < c->log_cap)
+        return true;
+    size_t nc = c->log_cap ? 2 * c->log_cap : 256;
+    int32_t *nl = realloc(c->log_v, nc * sizeof(int32_t));
+    if (!nl)
+        return false;
+    c->log_v = nl;
+    if (max) {
+        double *la = realloc(c->log_oa, nc * sizeof(double));
+        if (la)
+            c->log_oa = la;
+        double *lb = la ? realloc(c->log_ob, nc * sizeof(double)) : NULL;
+        if (!lb)
+            return false;
+        c->log_ob = lb;
+    }
+    c->log_cap = nc;
+    return true;
+}
+
+/* max, after v (whose list of n entries is in nt/nw/nwo) moved from side
+ * s to the other: only a's and b's outgoing cuts change.  v's outgoing
+ * edges leave its old node's count and join its new one's, edges into v
+ * from its old node now cross, from its new one no more.  Then the prefix
+ * is the best so far if it ends balanced with a lower (J_max, count, -J_sum). */
+FM_INLINE void run_max_moved(struct rf_ctx *c, struct fm_run *r, int s, int n)
+{
+    double d_from = 0, d_to = 0;
+    int32_t from = r->side[s], to = r->side[1 - s];
+    for (int i = 0; i < n; i++) {
+        int32_t x = c->node[c->nt[i]];
+        double wo = c->nwo[i], wi = c->nw[i] - c->nwo[i];
+        if (x != from)
+            d_from -= wo;
         else
-            break;
-        int32_t v = s ? v1 : v0;
-        heap_pop(&c->h[s]);
-        c->node[v] = side_node[1 - s];
-        c->lock[v] = c->run;
-        cum += s ? g1 : g0;
-        bal += s ? -1 : 1;
-        if (nmoves == c->log_cap) {
-            size_t nc = c->log_cap ? 2 * c->log_cap : 256;
-            int32_t *nl = realloc(c->log_v, nc * sizeof(int32_t));
-            if (!nl)
-                return -1;
-            c->log_v = nl;
-            if (max) {
-                double *la = realloc(c->log_oa, nc * sizeof(double));
-                if (la)
-                    c->log_oa = la;
-                double *lb = la ? realloc(c->log_ob, nc * sizeof(double)) : NULL;
-                if (!lb)
-                    return -1;
-                c->log_ob = lb;
-            }
-            c->log_cap = nc;
-        }
-        c->log_v[nmoves++] = v;
-        /* v's list, taken after the move (it never lists v itself) */
-        c->work++;
-        int n = max ? smp_nbr_list_dir(&c->nb, v, c->nt, c->nw, c->nwo)
-                    : smp_nbr_list(&c->nb, v, c->nt, c->nw);
-        if (max) {
-            /* only a's and b's outgoing cuts change: v's outgoing edges
-             * leave its old node's count and join its new one's, edges
-             * into v from its old node now cross, from its new one no more */
-            double d_from = 0, d_to = 0;
-            int32_t from = side_node[s], to = side_node[1 - s];
-            for (int i = 0; i < n; i++) {
-                int32_t x = c->node[c->nt[i]];
-                double wo = c->nwo[i], wi = c->nw[i] - c->nwo[i];
-                if (x != from)
-                    d_from -= wo;
-                else
-                    d_from += wi;
-                if (x != to)
-                    d_to += wo;
-                else
-                    d_to -= wi;
-            }
-            oa += s ? d_to : d_from;
-            ob += s ? d_from : d_to;
-            c->log_oa[nmoves - 1] = oa;
-            c->log_ob[nmoves - 1] = ob;
-            if (bal == 0) {
-                struct mx phi = with_pair(c, others, oa, ob);
-                if (phi_lower(c, phi, cum, best_phi, best)) {
-                    best_phi = phi;
-                    best = cum;
-                    best_len = nmoves;
-                }
-            }
-        } else if (bal == 0 && cum > best + c->eps) {
-            best = cum;
-            best_len = nmoves;
-        }
-        /* v's neighbours in a or b get fresh gains */
-        memcpy(c->mt, c->nt, sizeof(int64_t) * (size_t)n);
-        for (int i = 0; i < n; i++) {
-            int32_t t = (int32_t)c->mt[i], x = c->node[t];
-            if (c->lock[t] == c->run || (x != a && x != b))
-                continue;
-            int ts = x == a ? 0 : 1;
-            if (!heap_push(&c->h[ts], gain_of(c, t, side_node[1 - ts], NULL), t))
-                return -1;
+            d_from += wi;
+        if (x != to)
+            d_to += wo;
+        else
+            d_to -= wi;
+    }
+    r->oa += s ? d_to : d_from;
+    r->ob += s ? d_from : d_to;
+    c->log_oa[r->nmoves - 1] = r->oa;
+    c->log_ob[r->nmoves - 1] = r->ob;
+    if (r->bal == 0) {
+        struct mx phi = with_pair(c, r->others, r->oa, r->ob);
+        if (phi_lower(c, phi, r->cum, r->best_phi, r->best)) {
+            r->best_phi = phi;
+            r->best = r->cum;
+            r->best_len = r->nmoves;
         }
     }
-    for (size_t i = nmoves; i > best_len; i--) { /* undo past the best prefix */
+}
+
+/* v's neighbours in a or b (the n entries of mt) get fresh gains. */
+FM_INLINE int run_push_neighbours(struct rf_ctx *c, const struct fm_run *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int32_t t = (int32_t)c->mt[i], x = c->node[t];
+        if (t == c->memo_v[0])
+            c->memo_v[0] = -1;
+        if (t == c->memo_v[1])
+            c->memo_v[1] = -1;
+        if (c->lock[t] == c->run || (x != r->side[0] && x != r->side[1]))
+            continue;
+        int ts = x == r->side[0] ? 0 : 1;
+        if (!heap_push(&c->h[ts], gain_of(c, t, r->side[1 - ts], NULL), t))
+            return -1;
+    }
+    return 0;
+}
+
+/* Moves the rank at the head of side s to the other side, locks it and
+ * logs it, updates the best prefix and the heaps; -1 on ENOMEM. */
+FM_INLINE int run_move(struct rf_ctx *c, struct fm_run *r, int s, int32_t v, double g,
+                       const bool max)
+{
+    heap_pop(&c->h[s]);
+    c->node[v] = r->side[1 - s];
+    c->lock[v] = c->run;
+    r->cum += g;
+    r->bal += s ? -1 : 1;
+    if (!run_log_room(c, r->nmoves, max))
+        return -1;
+    c->log_v[r->nmoves++] = v;
+    /* v's list, taken after the move (it never lists v itself) */
+    c->work++;
+    int n = max ? smp_nbr_list_dir(&c->nb, v, c->nt, c->nw, c->nwo)
+                : smp_nbr_list(&c->nb, v, c->nt, c->nw);
+    if (max) {
+        run_max_moved(c, r, s, n);
+    } else if (r->bal == 0 && r->cum > r->best + c->eps) {
+        r->best = r->cum;
+        r->best_len = r->nmoves;
+    }
+    memcpy(c->mt, c->nt, sizeof(int64_t) * (size_t)n);
+    return run_push_neighbours(c, r, n);
+}
+
+/* Undoes the moves past the best prefix and, for max, keeps a's and b's
+ * cuts as they were after it. */
+FM_INLINE void run_finish(struct rf_ctx *c, const struct fm_run *r, const bool max)
+{
+    int32_t a = r->side[0], b = r->side[1];
+    for (size_t i = r->nmoves; i > r->best_len; i--) {
         int32_t v = c->log_v[i - 1];
         c->node[v] = c->node[v] == a ? b : a;
     }
-    c->moves += (int64_t)best_len;
-    if (max && best_len) {
-        c->out[a] = c->log_oa[best_len - 1];
-        c->out[b] = c->log_ob[best_len - 1];
+    c->moves += (int64_t)r->best_len;
+    if (max && r->best_len) {
+        c->out[a] = c->log_oa[r->best_len - 1];
+        c->out[b] = c->log_ob[r->best_len - 1];
         tree_set(c, a, c->out[a]);
         tree_set(c, b, c->out[b]);
     }
-    *kept = best_len ? best : 0;
-    return best_len > 0;
+}
+
+/* One FM run between nodes a and b, seeded with the ranks of seeds that
+ * sit on the a-b boundary.  Returns 1 if it kept moves, 0 if not, -1 on
+ * ENOMEM; *kept is the drop in weighted J_sum of the moves kept. */
+FM_INLINE int fm_pair_impl(struct rf_ctx *c, int32_t a, int32_t b, const int32_t *seeds,
+                           size_t nseeds, double *kept, const bool max)
+{
+    struct fm_run r = {.side = {a, b}, .others = {-1, 0}, .best_phi = {0, 0}};
+    if (max)
+        run_max_init(c, &r);
+    c->run++;
+    c->h[0].n = c->h[1].n = 0;
+    c->memo_v[0] = c->memo_v[1] = -1;
+    if (run_seed(c, &r, seeds, nseeds) < 0)
+        return -1;
+    while (r.nmoves - r.best_len < STALL_MOVES && c->work < c->budget) {
+        int32_t v;
+        double g;
+        int s = run_pick(c, &r, &v, &g);
+        if (s < 0)
+            break;
+        if (run_move(c, &r, s, v, g, max) < 0)
+            return -1;
+    }
+    run_finish(c, &r, max);
+    *kept = r.best_len ? r.best : 0;
+    return r.best_len > 0;
 }
 
 /* the two objectives compiled apart: SMP_OBJ_SUM's runs pay nothing for max */
@@ -434,105 +525,142 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The scratch of the passes: boundary lists (CSR by node), the pairs of
+ * one node, which nodes take part and which changed, the seed buffer. */
+struct passes {
+    int64_t *start;
+    int32_t *list, *seen, *pairs, *seeds;
+    uint8_t *active, *changed;
+    size_t seeds_cap;
+    double gain;
+    bool moved;
+};
+
+/* The active nodes b > a that a's boundary touches, sorted, in ps->pairs. */
+static int pairs_of(struct rf_ctx *c, struct passes *ps, int32_t a)
+{
+    int np = 0;
+    for (int64_t i = ps->start[a]; i < ps->start[a + 1]; i++) {
+        int32_t v = ps->list[i];
+        if (c->node[v] != a)
+            continue;
+        int n = nlist(c, v);
+        for (int j = 0; j < n; j++) {
+            int32_t b = c->node[c->nt[j]];
+            if (b > a && ps->active[b] && ps->seen[b] != a &&
+                (!c->parent || c->parent[b] == c->parent[a])) {
+                ps->seen[b] = a;
+                ps->pairs[np++] = b;
+            }
+        }
+    }
+    qsort(ps->pairs, (size_t)np, sizeof(int32_t), cmp_i32);
+    return np;
+}
+
+/* One FM run between a and b, seeded with both boundary lists. */
+static smp_status refine_pair(struct rf_ctx *c, struct passes *ps, int32_t a, int32_t b,
+                              smp_error *err)
+{
+    size_t na = (size_t)(ps->start[a + 1] - ps->start[a]);
+    size_t nb = (size_t)(ps->start[b + 1] - ps->start[b]);
+    if (na + nb > ps->seeds_cap) {
+        free(ps->seeds);
+        ps->seeds_cap = 2 * (na + nb);
+        if (!(ps->seeds = malloc(sizeof(int32_t) * ps->seeds_cap)))
+            return smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory");
+    }
+    memcpy(ps->seeds, ps->list + ps->start[a], sizeof(int32_t) * na);
+    memcpy(ps->seeds + na, ps->list + ps->start[b], sizeof(int32_t) * nb);
+    double g;
+    int moved = fm_pair(c, a, b, ps->seeds, na + nb, &g);
+    if (moved < 0)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory");
+    if (moved) {
+        ps->gain += g;
+        ps->moved = true;
+        ps->changed[a] = ps->changed[b] = 1;
+    }
+    return SMP_OK;
+}
+
+/* The next pass: the changed nodes and their neighbours' pairs with them. */
+static void next_active(struct rf_ctx *c, struct passes *ps, int nnodes)
+{
+    memcpy(ps->active, ps->changed, (size_t)nnodes);
+    for (int32_t a = 0; a < nnodes; a++) {
+        if (!ps->changed[a])
+            continue;
+        for (int64_t i = ps->start[a]; i < ps->start[a + 1]; i++) {
+            int32_t v = ps->list[i];
+            if (c->node[v] != a)
+                continue;
+            int n = nlist(c, v);
+            for (int j = 0; j < n; j++)
+                ps->active[c->node[c->nt[j]]] = 1;
+        }
+    }
+}
+
+/* One pass over the active nodes' pairs, while the budget lasts. */
+static smp_status one_pass(struct rf_ctx *c, struct passes *ps, int64_t p, int nnodes,
+                           smp_error *err)
+{
+    smp_status s = boundary_lists(c, p, nnodes, ps->active, ps->start, &ps->list, err);
+    if (s)
+        return s;
+    memset(ps->changed, 0, (size_t)nnodes);
+    for (int i = 0; i < nnodes; i++)
+        ps->seen[i] = -1;
+    ps->gain = 0;
+    ps->moved = false;
+    for (int32_t a = 0; a < nnodes && c->work < c->budget; a++) {
+        if (!ps->active[a])
+            continue;
+        int np = pairs_of(c, ps, a);
+        for (int q = 0; q < np && c->work < c->budget; q++)
+            if ((s = refine_pair(c, ps, a, ps->pairs[q], err)))
+                return s;
+    }
+    return SMP_OK;
+}
+
 /* The passes; node_of_rank is changed in place. */
 static smp_status refine_passes(struct rf_ctx *c, int64_t p, int nnodes, smp_refine_stats *stats,
                                 smp_error *err)
 {
-    int64_t *start = malloc(sizeof(int64_t) * ((size_t)nnodes + 1));
-    int32_t *list = NULL, *seen = malloc(sizeof(int32_t) * (size_t)nnodes);
-    int32_t *pairs = malloc(sizeof(int32_t) * (size_t)nnodes);
-    uint8_t *active = malloc((size_t)nnodes), *changed = malloc((size_t)nnodes);
-    int32_t *seeds = NULL;
-    size_t seeds_cap = 0;
+    struct passes ps = {
+        .start = malloc(sizeof(int64_t) * ((size_t)nnodes + 1)),
+        .seen = malloc(sizeof(int32_t) * (size_t)nnodes),
+        .pairs = malloc(sizeof(int32_t) * (size_t)nnodes),
+        .active = malloc((size_t)nnodes),
+        .changed = malloc((size_t)nnodes),
+    };
     smp_status s = SMP_OK;
-    if (!start || !seen || !pairs || !active || !changed) {
+    if (!ps.start || !ps.seen || !ps.pairs || !ps.active || !ps.changed) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory for %d nodes", nnodes);
         goto done;
     }
-    memset(active, 1, (size_t)nnodes);
-    for (int pass = 0; c->work < c->budget; pass++) {
-        if ((s = boundary_lists(c, p, nnodes, active, start, &list, err)))
+    memset(ps.active, 1, (size_t)nnodes);
+    while (c->work < c->budget) {
+        if ((s = one_pass(c, &ps, p, nnodes, err)))
             goto done;
-        memset(changed, 0, (size_t)nnodes);
-        for (int i = 0; i < nnodes; i++)
-            seen[i] = -1;
-        double pass_gain = 0;
-        bool pass_moved = false;
-        for (int32_t a = 0; a < nnodes && c->work < c->budget; a++) {
-            if (!active[a])
-                continue;
-            /* the active nodes b > a that a's boundary touches */
-            int np = 0;
-            for (int64_t i = start[a]; i < start[a + 1]; i++) {
-                int32_t v = list[i];
-                if (c->node[v] != a)
-                    continue;
-                int n = nlist(c, v);
-                for (int j = 0; j < n; j++) {
-                    int32_t b = c->node[c->nt[j]];
-                    if (b > a && active[b] && seen[b] != a &&
-                        (!c->parent || c->parent[b] == c->parent[a])) {
-                        seen[b] = a;
-                        pairs[np++] = b;
-                    }
-                }
-            }
-            qsort(pairs, (size_t)np, sizeof(int32_t), cmp_i32);
-            for (int q = 0; q < np && c->work < c->budget; q++) {
-                int32_t b = pairs[q];
-                size_t na = (size_t)(start[a + 1] - start[a]), nb = (size_t)(start[b + 1] - start[b]);
-                if (na + nb > seeds_cap) {
-                    free(seeds);
-                    seeds_cap = 2 * (na + nb);
-                    if (!(seeds = malloc(sizeof(int32_t) * seeds_cap))) {
-                        s = smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory");
-                        goto done;
-                    }
-                }
-                memcpy(seeds, list + start[a], sizeof(int32_t) * na);
-                memcpy(seeds + na, list + start[b], sizeof(int32_t) * nb);
-                double g;
-                int moved = fm_pair(c, a, b, seeds, na + nb, &g);
-                if (moved < 0) {
-                    s = smp_error_set(err, SMP_ERR_SYSTEM, "refine: out of memory");
-                    goto done;
-                }
-                if (moved) {
-                    pass_gain += g;
-                    pass_moved = true;
-                    changed[a] = changed[b] = 1;
-                }
-            }
-        }
         if (stats) {
             stats->passes++;
-            stats->gain += pass_gain;
+            stats->gain += ps.gain;
         }
-        if (!pass_moved)
+        if (!ps.moved)
             break;
-        /* next pass: the changed nodes and their neighbours' pairs with them */
-        memcpy(active, changed, (size_t)nnodes);
-        for (int32_t a = 0; a < nnodes; a++) {
-            if (!changed[a])
-                continue;
-            for (int64_t i = start[a]; i < start[a + 1]; i++) {
-                int32_t v = list[i];
-                if (c->node[v] != a)
-                    continue;
-                int n = nlist(c, v);
-                for (int j = 0; j < n; j++)
-                    active[c->node[c->nt[j]]] = 1;
-            }
-        }
+        next_active(c, &ps, nnodes);
     }
 done:
-    free(start);
-    free(list);
-    free(seen);
-    free(pairs);
-    free(active);
-    free(changed);
-    free(seeds);
+    free(ps.start);
+    free(ps.list);
+    free(ps.seen);
+    free(ps.pairs);
+    free(ps.active);
+    free(ps.changed);
+    free(ps.seeds);
     return s;
 }
 
@@ -573,9 +701,30 @@ static smp_status out_init(struct rf_ctx *c, int64_t p, int nnodes, smp_error *e
     return SMP_OK;
 }
 
+static void ctx_free(struct rf_ctx *c)
+{
+    smp_nbr_free(&c->nb);
+    free(c->nt);
+    free(c->mt);
+    free(c->nw);
+    free(c->nwo);
+    free(c->out);
+    free(c->tmx);
+    free(c->tct);
+    free(c->log_oa);
+    free(c->log_ob);
+    free(c->lock);
+    free(c->h[0].e);
+    free(c->h[1].e);
+    free(c->log_v);
+}
+
+/* known: the input's score when the caller has it (else NULL), which
+ * spares a scoring pass over every edge. */
 static smp_status refine_impl(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                               int nnodes, const int32_t *parent, int64_t budget,
-                              smp_objective obj, smp_refine_stats *stats, smp_error *err)
+                              smp_objective obj, const smp_score *known,
+                              smp_refine_stats *stats, smp_error *err)
 {
     if (stats)
         memset(stats, 0, sizeof(*stats));
@@ -584,8 +733,10 @@ static smp_status refine_impl(const smp_grid *grid, const smp_stencil *st, int32
     if (grid->size > INT32_MAX)
         return smp_error_set(err, SMP_ERR_INPUT, "refine: at most %d ranks", INT32_MAX);
     smp_score before, after;
-    smp_status s = smp_score_compute(grid, st, node_of_rank, nnodes, &before, err);
-    if (s)
+    smp_status s = SMP_OK;
+    if (known)
+        before = *known;
+    else if ((s = smp_score_compute(grid, st, node_of_rank, nnodes, &before, err)))
         return s; /* also rejects ranks on nodes out of range */
     if (budget <= 0)
         budget = smp_refine_default_budget(grid->size);
@@ -632,20 +783,7 @@ static smp_status refine_impl(const smp_grid *grid, const smp_stencil *st, int32
 restore: /* a failure half-way leaves the input as it was */
     memcpy(node_of_rank, orig, sizeof(int32_t) * (size_t)p);
 done:
-    smp_nbr_free(&c.nb);
-    free(c.nt);
-    free(c.mt);
-    free(c.nw);
-    free(c.nwo);
-    free(c.out);
-    free(c.tmx);
-    free(c.tct);
-    free(c.log_oa);
-    free(c.log_ob);
-    free(c.lock);
-    free(c.h[0].e);
-    free(c.h[1].e);
-    free(c.log_v);
+    ctx_free(&c);
     free(orig);
     return s;
 }
@@ -666,16 +804,27 @@ smp_status smp_refine_for(const smp_grid *grid, const smp_stencil *st, int32_t *
         smp_canon c;
         smp_status s = smp_canon_make(&c, grid, st, err);
         if (!s)
-            s = refine_impl(&c.grid, &c.st, node_of_rank, nnodes, NULL, budget, obj, stats, err);
+            s = refine_impl(&c.grid, &c.st, node_of_rank, nnodes, NULL, budget, obj, NULL, stats, err);
         smp_canon_free(&c);
         return s;
     }
-    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, obj, stats, err);
+    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, obj, NULL, stats, err);
+}
+
+smp_status smp_refine_known(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                            int nnodes, int64_t budget, smp_objective obj, const smp_score *known,
+                            smp_refine_stats *stats, smp_error *err)
+{
+    if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
+        return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) /* auto plans on the row-major twin */
+        return smp_refine_for(grid, st, node_of_rank, nnodes, budget, obj, stats, err);
+    return refine_impl(grid, st, node_of_rank, nnodes, NULL, budget, obj, known, stats, err);
 }
 
 smp_status smp_refine_within(const smp_grid *grid, const smp_stencil *st, int32_t *label,
                              int nlabels, const int32_t *parent, int64_t budget,
                              smp_refine_stats *stats, smp_error *err)
 {
-    return refine_impl(grid, st, label, nlabels, parent, budget, SMP_OBJ_SUM, stats, err);
+    return refine_impl(grid, st, label, nlabels, parent, budget, SMP_OBJ_SUM, NULL, stats, err);
 }

@@ -39,8 +39,8 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
             strcpy(pol->default_spec, val);
         } else if (KEY("algorithm")) {
             if (!smp_algorithm_from_name(val, &pol->algorithm))
-                return fail(msg, n, "plugstack argument algorithm=%.100s: %s", val,
-                            "unknown algorithm (auto, hyperplane, strips, kdtree, nodecart, bisect, blocked)");
+                return fail(msg, n, "plugstack argument algorithm=%.100s: unknown algorithm (%s)",
+                            val, smp_algorithm_names());
             pol->have_algorithm = true;
         } else if (KEY("on_error")) {
             if (!strcmp(val, "fail"))

@@ -157,6 +157,12 @@ void smp_error_clear(smp_error *err);
 const char *smp_algorithm_name(smp_algorithm alg);
 /* Returns false when name is not an algorithm. */
 bool smp_algorithm_from_name(const char *name, smp_algorithm *alg);
+/* Every algorithm's name, comma-separated, as help texts and error
+ * messages list them: "auto, hyperplane, ...". */
+const char *smp_algorithm_names(void);
+/* The constructions auto tries, in its order (which compare's rows
+ * follow too): *algs points to n of them; returns n. */
+int smp_auto_constructions(const smp_algorithm **algs);
 const char *smp_objective_name(smp_objective obj); /* "sum", "max" */
 /* Returns false when name is neither "sum" nor "max". */
 bool smp_objective_from_name(const char *name, smp_objective *obj);

@@ -413,6 +413,31 @@ static void test_algorithm_names(void **state)
     assert_string_equal(smp_algorithm_name(SMP_ALG_COUNT), "unknown");
 }
 
+/* The table's listing names every algorithm once; auto's list holds every
+ * construction once, blocked first (ties keep Slurm's own launch). */
+static void test_construction_table(void **state)
+{
+    (void)state;
+    const char *list = smp_algorithm_names();
+    assert_string_equal(list, "auto, hyperplane, strips, kdtree, nodecart, bisect, blocked");
+    int listed = 1;
+    for (const char *c = list; *c; c++)
+        listed += *c == ',';
+    assert_int_equal(listed, SMP_ALG_COUNT);
+    for (int a = 0; a < SMP_ALG_COUNT; a++)
+        assert_non_null(strstr(list, smp_algorithm_name((smp_algorithm)a)));
+    const smp_algorithm *algs;
+    int n = smp_auto_constructions(&algs);
+    assert_int_equal(n, SMP_ALG_COUNT - 1);
+    assert_int_equal(algs[0], SMP_ALG_BLOCKED);
+    bool seen[SMP_ALG_COUNT] = {false};
+    for (int i = 0; i < n; i++) {
+        assert_true(algs[i] != SMP_ALG_AUTO && algs[i] >= 0 && algs[i] < SMP_ALG_COUNT);
+        assert_false(seen[algs[i]]);
+        seen[algs[i]] = true;
+    }
+}
+
 /* auto with each objective on random instances: with max its J_max
  * (weighted when weighted) is never above any single construction's, with
  * sum its J_sum never above any; shares exact either way. */
@@ -500,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_plan_large),
         cmocka_unit_test(test_plan_rejects),
         cmocka_unit_test(test_algorithm_names),
+        cmocka_unit_test(test_construction_table),
         cmocka_unit_test(test_auto_objectives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -345,6 +345,53 @@ static void test_load_named_and_compact(void **state)
                "no/such/file.json");
 }
 
+/* A named spec file is read as the same text given as a spec: the same
+ * message, naming the same field, for each bad one; weights kept exactly. */
+static void test_named_as_text(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "{\"grid\": {\"dims\": [4, 0]}, \"stencil\": \"nearest\"}",
+        "{\"grid\": {\"dims\": [4, 3]}, \"stencil\": \"nearest\", \"algorithm\": \"magic\"}",
+        "{\"grid\": {\"dims\": [4, 3]}, \"stencil\": {\"offsets\": [[1, 0]], \"weights\": [0]}}",
+        "{\"grid\": {\"dims\": [4, 3]}, \"stencil\": \"nearest\", \"objective\": 3}",
+        "{\"grid\": {\"dims\": [4, 3]}, \"stencil\": \"nearest\", \"extra\": 1}",
+    };
+    char tmpl[] = "spec-named-XXXXXX", path[128];
+    assert_non_null(mkdtemp(tmpl));
+    snprintf(path, sizeof(path), "%s/s.json", tmpl);
+    smp_spec spec;
+    smp_error by_name, by_text;
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(texts[i], f);
+        fclose(f);
+        assert_int_equal(smp_spec_load(&spec, "s", tmpl, &by_name), SMP_ERR_INPUT);
+        assert_int_equal(smp_spec_parse(&spec, texts[i], strlen(texts[i]), tmpl, &by_text),
+                         SMP_ERR_INPUT);
+        assert_string_equal(by_name.msg, by_text.msg);
+    }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"grid\": {\"dims\": [4, 3]}, \"stencil\": {\"offsets\": [[1, 0], [0, 1]], "
+          "\"weights\": [0.1, 2.5e-7]}, \"objective\": \"sum\"}", f);
+    fclose(f);
+    assert_ok(smp_spec_load(&spec, "s", tmpl, &by_name), by_name);
+    assert_true(spec.stencil.weights[0] == 0.1 && spec.stencil.weights[1] == 2.5e-7);
+    assert_int_equal(spec.objective, SMP_OBJ_SUM);
+    assert_string_equal(spec.name, "s");
+    smp_spec_free(&spec);
+    /* a stencil file of fixed ndims out of range: the compact form's message */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"ndims\": 9, \"offsets\": [[1]]}", f);
+    fclose(f);
+    assert_err(smp_spec_load(&spec, "s", tmpl, &by_name), SMP_ERR_INPUT, by_name, "grid.ndims");
+    unlink(path);
+    rmdir(tmpl);
+}
+
 /* Names must not escape the specs directory, even when the target exists. */
 static void test_path_traversal(void **state)
 {
@@ -573,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_parse_deep_and_large),
         cmocka_unit_test(test_load_not_regular),
         cmocka_unit_test(test_load_named_and_compact),
+        cmocka_unit_test(test_named_as_text),
         cmocka_unit_test(test_path_traversal),
         cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_resolve),

@@ -5,8 +5,8 @@
  * product, so nothing else complains), other periods, and weights that
  * differ from the measured bytes per message.  Shared by score --profile,
  * plan --profile and the plugin (STENCIL_MAP_CHECK_PROFILE). */
-#ifndef STENCILMAP_CLI_SPEC_CHECK_H
-#define STENCILMAP_CLI_SPEC_CHECK_H
+#ifndef STENCILMAP_LEARN_SPEC_CHECK_H
+#define STENCILMAP_LEARN_SPEC_CHECK_H
 
 #include <stdio.h>
 

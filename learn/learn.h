@@ -8,8 +8,8 @@
  * under which that traffic is most translation-invariant, and the offsets
  * and per-offset weights of the stencil, and says how much of the traffic
  * the result explains. */
-#ifndef STENCILMAP_CLI_LEARN_H
-#define STENCILMAP_CLI_LEARN_H
+#ifndef STENCILMAP_LEARN_H
+#define STENCILMAP_LEARN_H
 
 #include <stencilmap/placement.h>
 

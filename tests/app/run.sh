@@ -24,7 +24,7 @@
 # (under a minute with a fresh one).
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-app), MINICLUSTER_PORT_BASE
-#      (21800), APP_PREFIX (/var/lib/smc-app-prefix), APP_BUILD_ROOT
+#      (18800), APP_PREFIX (/var/lib/smc-app-prefix), APP_BUILD_ROOT
 #      (/var/lib/smc-app-build), APP_WORK (/var/lib/smc-app-work),
 #      APP_RATE (200mbit: each node's link), APP_SKIP_BUILD=1 to reuse the
 #      install, APP_ONLY=REGEX to run only the tests whose names match
@@ -34,7 +34,7 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 export MINICLUSTER_DIR=${MINICLUSTER_DIR:-/var/lib/smc-app}
-export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-21800}
+export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-18800}
 export MINICLUSTER_NET=netns
 export MINICLUSTER_RATE=${APP_RATE:-200mbit}
 PREFIX=${APP_PREFIX:-/var/lib/smc-app-prefix}

@@ -66,7 +66,7 @@ void stencilmap_place_free(stencilmap_place *pl)
 
 static stencilmap_status parse_stencil(stencilmap_place *pl, const char *s, char *msg, size_t len)
 {
-    const char *name = "STENCIL_MAP_STENCIL";
+    const char *name = SMP_ENV_STENCIL;
     if (!*s)
         return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s: empty", name);
     int count = 1;
@@ -120,7 +120,7 @@ static stencilmap_status parse_stencil(stencilmap_place *pl, const char *s, char
 
 static stencilmap_status parse_weights(stencilmap_place *pl, const char *s, char *msg, size_t len)
 {
-    const char *name = "STENCIL_MAP_WEIGHTS";
+    const char *name = SMP_ENV_WEIGHTS;
     pl->weights = malloc(sizeof(double) * (size_t)pl->noffsets);
     if (!pl->weights)
         return sm_msg(msg, len, STENCILMAP_ERR_NOMEM, "%s: out of memory", name);
@@ -166,6 +166,84 @@ static stencilmap_status parse_count(const char *name, const char *s, int64_t *o
     return STENCILMAP_OK;
 }
 
+static stencilmap_status parse_periods(stencilmap_place *pl, const char *per, const char *dims,
+                                       char *msg, size_t len)
+{
+    int64_t v[STENCILMAP_MAX_DIMS];
+    int n;
+    stencilmap_status st;
+    if (!per)
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV,
+                      "STENCIL_MAP_PERIODS is not set (STENCIL_MAP_DIMS is)");
+    if ((st = parse_list(SMP_ENV_PERIODS, per, STENCILMAP_MAX_DIMS, 0, 1, v, &n, msg, len)))
+        return st;
+    if (n != pl->ndims)
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV,
+                      "STENCIL_MAP_PERIODS=%s has %d entries, STENCIL_MAP_DIMS=%s has %d", per, n,
+                      dims, pl->ndims);
+    for (int i = 0; i < n; i++)
+        pl->periods[i] = (int)v[i];
+    return STENCILMAP_OK;
+}
+
+static stencilmap_status parse_coords(stencilmap_place *pl, const char *coords, const char *dims,
+                                      char *msg, size_t len)
+{
+    int64_t v[STENCILMAP_MAX_DIMS];
+    int n;
+    stencilmap_status st;
+    if ((st = parse_list(SMP_ENV_COORDS, coords, STENCILMAP_MAX_DIMS, 0, STENCILMAP_MAX_RANKS, v,
+                         &n, msg, len)))
+        return st;
+    if (n != pl->ndims)
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV,
+                      "STENCIL_MAP_COORDS=%s has %d entries, STENCIL_MAP_DIMS=%s has %d", coords, n,
+                      dims, pl->ndims);
+    for (int i = 0; i < n; i++) {
+        if (v[i] >= pl->dims[i])
+            return sm_msg(msg, len, STENCILMAP_ERR_ENV,
+                          "STENCIL_MAP_COORDS=%s: coordinate %d is outside STENCIL_MAP_DIMS=%s",
+                          coords, i + 1, dims);
+        pl->coords[i] = v[i];
+    }
+    pl->has_coords = 1;
+    return STENCILMAP_OK;
+}
+
+/* A J_sum/J_max pair (both or neither); with ordered, J_max <= J_sum. */
+static stencilmap_status parse_pair(stencilmap_getenv_fn get, void *arg, const char *sum_name,
+                                    const char *max_name, int ordered, int64_t *sum, int64_t *max,
+                                    int *has, char *msg, size_t len)
+{
+    const char *js = get(sum_name, arg), *jm = get(max_name, arg);
+    stencilmap_status st;
+    if (!js != !jm)
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s is set but %s is not",
+                      js ? sum_name : max_name, js ? max_name : sum_name);
+    if (!js)
+        return STENCILMAP_OK;
+    if ((st = parse_count(sum_name, js, sum, msg, len)) ||
+        (st = parse_count(max_name, jm, max, msg, len)))
+        return st;
+    if (ordered && *max > *sum)
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s=%s is larger than %s=%s", max_name, jm,
+                      sum_name, js);
+    *has = 1;
+    return STENCILMAP_OK;
+}
+
+static stencilmap_status parse_algorithm(stencilmap_place *pl, const char *alg, char *msg,
+                                         size_t len)
+{
+    size_t l = strlen(alg);
+    if (l == 0 || l >= sizeof(pl->algorithm) ||
+        strspn(alg, "abcdefghijklmnopqrstuvwxyz0123456789_-") != l)
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV,
+                      "STENCIL_MAP_ALGORITHM='%.40s': not an algorithm name", alg);
+    memcpy(pl->algorithm, alg, l + 1);
+    return STENCILMAP_OK;
+}
+
 static stencilmap_status place_parse(stencilmap_place *pl, stencilmap_getenv_fn get, void *arg,
                                      char *msg, size_t len)
 {
@@ -179,47 +257,17 @@ static stencilmap_status place_parse(stencilmap_place *pl, stencilmap_getenv_fn 
         return sm_msg(msg, len, STENCILMAP_ERR_NOENV,
                       "STENCIL_MAP_DIMS is not set: the step was not launched with --stencil-map");
     }
-    int64_t v[STENCILMAP_MAX_DIMS];
-    int n;
     if (smp_env_parse_dims(dims, pl->dims, &pl->ndims, &pl->size, msg, len))
         return STENCILMAP_ERR_ENV;
     stencilmap_status st;
-
-    const char *per = get(SMP_ENV_PERIODS, arg);
-    if (!per)
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                      "STENCIL_MAP_PERIODS is not set (STENCIL_MAP_DIMS is)");
-    if ((st = parse_list("STENCIL_MAP_PERIODS", per, STENCILMAP_MAX_DIMS, 0, 1, v, &n, msg, len)))
+    if ((st = parse_periods(pl, get(SMP_ENV_PERIODS, arg), dims, msg, len)))
         return st;
-    if (n != pl->ndims)
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                      "STENCIL_MAP_PERIODS=%s has %d entries, STENCIL_MAP_DIMS=%s has %d", per, n,
-                      dims, pl->ndims);
-    for (int i = 0; i < n; i++)
-        pl->periods[i] = (int)v[i];
-
     const char *order = get(SMP_ENV_ORDER, arg);
     if (order && (pl->column_major = smp_env_parse_order(order, msg, len)) < 0)
         return STENCILMAP_ERR_ENV;
-
     const char *coords = get(SMP_ENV_COORDS, arg);
-    if (coords) {
-        if ((st = parse_list("STENCIL_MAP_COORDS", coords, STENCILMAP_MAX_DIMS, 0,
-                             STENCILMAP_MAX_RANKS, v, &n, msg, len)))
-            return st;
-        if (n != pl->ndims)
-            return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                          "STENCIL_MAP_COORDS=%s has %d entries, STENCIL_MAP_DIMS=%s has %d",
-                          coords, n, dims, pl->ndims);
-        for (int i = 0; i < n; i++) {
-            if (v[i] >= pl->dims[i])
-                return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                              "STENCIL_MAP_COORDS=%s: coordinate %d is outside STENCIL_MAP_DIMS=%s",
-                              coords, i + 1, dims);
-            pl->coords[i] = v[i];
-        }
-        pl->has_coords = 1;
-    }
+    if (coords && (st = parse_coords(pl, coords, dims, msg, len)))
+        return st;
 
     const char *sten = get(SMP_ENV_STENCIL, arg);
     if (!sten)
@@ -232,41 +280,13 @@ static stencilmap_status place_parse(stencilmap_place *pl, stencilmap_getenv_fn 
         return st;
 
     const char *alg = get(SMP_ENV_ALGORITHM, arg);
-    if (alg) {
-        size_t l = strlen(alg);
-        if (l == 0 || l >= sizeof(pl->algorithm) || strspn(alg, "abcdefghijklmnopqrstuvwxyz0123456789_-") != l)
-            return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                          "STENCIL_MAP_ALGORITHM='%.40s': not an algorithm name", alg);
-        memcpy(pl->algorithm, alg, l + 1);
-    }
-
-    const char *js = get(SMP_ENV_JSUM, arg), *jm = get(SMP_ENV_JMAX, arg);
-    if (!js != !jm)
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s is set but %s is not",
-                      js ? "STENCIL_MAP_JSUM" : "STENCIL_MAP_JMAX",
-                      js ? "STENCIL_MAP_JMAX" : "STENCIL_MAP_JSUM");
-    if (js) {
-        if ((st = parse_count("STENCIL_MAP_JSUM", js, &pl->planned_jsum, msg, len)) ||
-            (st = parse_count("STENCIL_MAP_JMAX", jm, &pl->planned_jmax, msg, len)))
-            return st;
-        if (pl->planned_jmax > pl->planned_jsum)
-            return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                          "STENCIL_MAP_JMAX=%s is larger than STENCIL_MAP_JSUM=%s", jm, js);
-        pl->has_planned = 1;
-    }
-    js = get(SMP_ENV_BLOCKED_JSUM, arg);
-    jm = get(SMP_ENV_BLOCKED_JMAX, arg);
-    if (!js != !jm)
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s is set but %s is not",
-                      js ? "STENCIL_MAP_BLOCKED_JSUM" : "STENCIL_MAP_BLOCKED_JMAX",
-                      js ? "STENCIL_MAP_BLOCKED_JMAX" : "STENCIL_MAP_BLOCKED_JSUM");
-    if (js) {
-        if ((st = parse_count("STENCIL_MAP_BLOCKED_JSUM", js, &pl->blocked_jsum, msg, len)) ||
-            (st = parse_count("STENCIL_MAP_BLOCKED_JMAX", jm, &pl->blocked_jmax, msg, len)))
-            return st;
-        pl->has_blocked = 1;
-    }
-    return STENCILMAP_OK;
+    if (alg && (st = parse_algorithm(pl, alg, msg, len)))
+        return st;
+    if ((st = parse_pair(get, arg, SMP_ENV_JSUM, SMP_ENV_JMAX, 1, &pl->planned_jsum,
+                         &pl->planned_jmax, &pl->has_planned, msg, len)))
+        return st;
+    return parse_pair(get, arg, SMP_ENV_BLOCKED_JSUM, SMP_ENV_BLOCKED_JMAX, 0, &pl->blocked_jsum,
+                      &pl->blocked_jmax, &pl->has_blocked, msg, len);
 }
 
 stencilmap_status stencilmap_place_parse(stencilmap_place *pl, stencilmap_getenv_fn get, void *arg,

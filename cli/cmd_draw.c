@@ -109,7 +109,15 @@ static int read_placement(const struct cli_opts *o, smp_nodes *nodes, int32_t **
     return s ? cli_fail(&err) : 0;
 }
 
-int cmd_draw(int argc, char **argv)
+/* What the command line asks for: the planning options, the SVG file and
+ * its title. */
+struct draw_args {
+    struct cli_opts o;
+    const char *svg, *title;
+};
+
+/* Reads and checks argv; returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct draw_args *a)
 {
     static const struct option longopts[] = {
         {"hostfile", required_argument, NULL, 'f'}, {"svg", required_argument, NULL, 'o'},
@@ -118,27 +126,26 @@ int cmd_draw(int argc, char **argv)
         {"title", required_argument, NULL, 't'},    {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct cli_opts o;
-    memset(&o, 0, sizeof(o));
-    const char *svg = NULL, *title = NULL;
+    struct cli_opts *o = &a->o;
+    memset(a, 0, sizeof(*a));
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'f': o.hostfile = optarg; break;
-        case 'o': svg = optarg; break;
-        case 'N': o.nodes = optarg; break;
-        case 'S': o.slots = optarg; break;
-        case 't': title = optarg; break;
+        case 'f': o->hostfile = optarg; break;
+        case 'o': a->svg = optarg; break;
+        case 'N': o->nodes = optarg; break;
+        case 'S': o->slots = optarg; break;
+        case 't': a->title = optarg; break;
         case 'h': cli_usage_of("draw", stdout); return 0;
         case 'a':
-            if (!smp_algorithm_from_name(optarg, &o.algorithm))
+            if (!smp_algorithm_from_name(optarg, &o->algorithm))
                 return usage_error("--algorithm: unknown algorithm", optarg);
-            o.have_algorithm = true;
+            o->have_algorithm = true;
             break;
         case 'n':
-            if (!cli_parse_ranks(optarg, &o.ranks))
+            if (!cli_parse_ranks(optarg, &o->ranks))
                 return usage_error("--ranks: must be a positive integer, not", optarg);
             break;
         case ':': return usage_error("missing value for", argv[optind - 1]);
@@ -148,80 +155,110 @@ int cmd_draw(int argc, char **argv)
     if (optind != argc - 1)
         return usage_error(optind >= argc ? "missing SPEC" : "exactly one SPEC expected, extra:",
                            optind >= argc ? NULL : argv[optind + 1]);
-    o.spec = argv[optind];
-    if (!svg)
+    o->spec = argv[optind];
+    if (!a->svg)
         return usage_error("--svg is required", NULL);
-    if (!o.hostfile)
-        cli_job_defaults(&o);
-    if (!o.nodes != !o.slots)
-        return usage_error(o.nodes ? "--slots is required with --nodes" : "--nodes is required with --slots",
+    if (!o->hostfile)
+        cli_job_defaults(o);
+    if (!o->nodes != !o->slots)
+        return usage_error(o->nodes ? "--slots is required with --nodes" : "--nodes is required with --slots",
                            NULL);
-    if (!o.hostfile && !o.nodes)
+    if (!o->hostfile && !o->nodes)
         return usage_error("give --nodes and --slots to plan, or --hostfile to draw a placement", NULL);
-    if (o.hostfile && o.have_algorithm)
+    if (o->hostfile && o->have_algorithm)
         return usage_error("--algorithm plans; a --hostfile placement is drawn as it is", NULL);
+    return -1;
+}
 
-    smp_error err;
-    smp_nodes nodes = {0};
-    int32_t *plan = NULL;
-    smp_placement planned = {0}, blocked = {0};
+/* What is drawn: the nodes, the spec, the placement (read from the hostfile
+ * or planned here) and, beside it, Slurm's block layout. */
+struct drawing {
+    smp_nodes nodes;
     smp_spec spec;
-    bool have_spec = false;
-    int64_t ranks = 0;
-    int rc = 0;
+    bool have_spec;
+    int32_t *plan; /* planned.node_of_rank, or read from the hostfile */
+    smp_placement planned, blocked;
     char label[600];
-    if (o.hostfile) {
-        if ((rc = read_placement(&o, &nodes, &plan, &ranks)))
-            goto out;
-        if (!o.ranks)
-            o.ranks = ranks;
-        snprintf(label, sizeof(label), "placement of %.500s", o.hostfile);
-    } else if (smp_nodes_parse(&nodes, o.nodes, o.slots, &err)) {
-        rc = cli_fail(&err);
-        goto out;
+};
+
+static void drawing_free(struct drawing *d)
+{
+    if (d->have_spec)
+        smp_spec_free(&d->spec);
+    if (d->plan != d->planned.node_of_rank)
+        free(d->plan);
+    smp_placement_free(&d->planned);
+    smp_placement_free(&d->blocked);
+    smp_nodes_free(&d->nodes);
+}
+
+/* Plans the spec on --nodes/--slots and names the algorithm that did. */
+static int plan_here(struct drawing *d)
+{
+    smp_error err;
+    if (smp_plan_for(&d->spec.grid, &d->spec.stencil, d->nodes.slots, d->nodes.count,
+                     d->spec.algorithm, d->spec.objective, &d->planned, &err))
+        return cli_fail(&err);
+    d->plan = d->planned.node_of_rank;
+    const char *name = smp_algorithm_name(d->planned.algorithm);
+    if (d->spec.algorithm == SMP_ALG_AUTO)
+        snprintf(d->label, sizeof(d->label), "%s (chosen by auto)", name);
+    else
+        snprintf(d->label, sizeof(d->label), "%s", name);
+    return 0;
+}
+
+static int prepare(struct cli_opts *o, struct drawing *d)
+{
+    smp_error err;
+    int64_t ranks = 0;
+    int rc;
+    if (o->hostfile) {
+        if ((rc = read_placement(o, &d->nodes, &d->plan, &ranks)))
+            return rc;
+        if (!o->ranks)
+            o->ranks = ranks;
+        snprintf(d->label, sizeof(d->label), "placement of %.500s", o->hostfile);
+    } else if (smp_nodes_parse(&d->nodes, o->nodes, o->slots, &err)) {
+        return cli_fail(&err);
     }
-    if ((rc = cli_load_spec(&o, o.hostfile ? ranks : nodes.total_slots, &spec)))
-        goto out;
-    have_spec = true;
-    if (o.hostfile && spec.grid.size != ranks) {
+    if ((rc = cli_load_spec(o, o->hostfile ? ranks : d->nodes.total_slots, &d->spec)))
+        return rc;
+    d->have_spec = true;
+    if (o->hostfile && d->spec.grid.size != ranks) {
         smp_error_set(&err, SMP_ERR_INPUT, "--hostfile: has %lld ranks but the grid holds %lld",
-                      (long long)ranks, (long long)spec.grid.size);
-        rc = cli_fail(&err);
-        goto out;
+                      (long long)ranks, (long long)d->spec.grid.size);
+        return cli_fail(&err);
     }
-    if (!o.hostfile) {
-        if (smp_plan_for(&spec.grid, &spec.stencil, nodes.slots, nodes.count, spec.algorithm,
-                         spec.objective, &planned, &err)) {
-            rc = cli_fail(&err);
-            goto out;
-        }
-        plan = planned.node_of_rank;
-        snprintf(label, sizeof(label), "%s", smp_algorithm_name(planned.algorithm));
-        if (spec.algorithm == SMP_ALG_AUTO)
-            snprintf(label, sizeof(label), "%s (chosen by auto)", smp_algorithm_name(planned.algorithm));
+    if (!o->hostfile && (rc = plan_here(d)))
+        return rc;
+    if (smp_plan(&d->spec.grid, &d->spec.stencil, d->nodes.slots, d->nodes.count,
+                 SMP_ALG_BLOCKED, &d->blocked, &err))
+        return cli_fail(&err);
+    return 0;
+}
+
+int cmd_draw(int argc, char **argv)
+{
+    struct draw_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    struct drawing d;
+    memset(&d, 0, sizeof(d));
+    rc = prepare(&a.o, &d);
+    if (!rc) {
+        char deftitle[1200];
+        snprintf(deftitle, sizeof(deftitle), "stencil-map: %.1000s", a.o.spec);
+        svg_input in = {.title = a.title ? a.title : deftitle,
+                        .grid = &d.spec.grid,
+                        .stencil = &d.spec.stencil,
+                        .nodes = &d.nodes,
+                        .plan = d.plan,
+                        .plan_label = d.label,
+                        .blocked = d.blocked.node_of_rank};
+        rc = svg_write_file(a.svg, &in);
     }
-    if (smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, SMP_ALG_BLOCKED, &blocked,
-                 &err)) {
-        rc = cli_fail(&err);
-        goto out;
-    }
-    char deftitle[1200];
-    snprintf(deftitle, sizeof(deftitle), "stencil-map: %.1000s", o.spec);
-    svg_input in = {.title = title ? title : deftitle,
-                    .grid = &spec.grid,
-                    .stencil = &spec.stencil,
-                    .nodes = &nodes,
-                    .plan = plan,
-                    .plan_label = label,
-                    .blocked = blocked.node_of_rank};
-    rc = svg_write_file(svg, &in);
-out:
-    if (have_spec)
-        smp_spec_free(&spec);
-    if (plan != planned.node_of_rank)
-        free(plan);
-    smp_placement_free(&planned);
-    smp_placement_free(&blocked);
-    smp_nodes_free(&nodes);
+    drawing_free(&d);
     return rc;
 }

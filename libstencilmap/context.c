@@ -11,6 +11,7 @@
 
 #include "stencilmap.h"
 #include "stencilmap_internal.h"
+#include "stencil_env.h"
 
 #define KEY_COORDS "stencilmap.coords"
 #define KEY_NODE "stencilmap.node"
@@ -79,30 +80,6 @@ const char *stencilmap_node(const stencilmap_ctx *ctx) { return ctx ? ctx->node 
 const stencilmap_place *stencilmap_get_place(const stencilmap_ctx *ctx)
 {
     return ctx && ctx->has_place ? &ctx->place : NULL;
-}
-
-/* ---- formatting ----------------------------------------------------------- */
-static void fmt_list(char *buf, size_t len, const int64_t *v, int n)
-{
-    size_t off = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && off < len; i++)
-        off += (size_t)snprintf(buf + off, len - off, "%s%lld", i ? "," : "", (long long)v[i]);
-}
-
-static char *fmt_stencil(const stencilmap_place *pl)
-{
-    size_t cap = (size_t)pl->noffsets * (size_t)pl->ndims * 12 + 16;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    size_t off = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < pl->noffsets; k++)
-        for (int d = 0; d < pl->ndims; d++)
-            off += (size_t)snprintf(buf + off, cap - off, "%s%d", d ? "," : (k ? ";" : ""),
-                                    pl->offsets[k * pl->ndims + d]);
-    return buf;
 }
 
 /* ---- PMIx helpers ---------------------------------------------------------- */
@@ -244,7 +221,7 @@ static stencilmap_status check_place(stencilmap_ctx *ctx)
 {
     stencilmap_place *pl = &ctx->place;
     char dims[STENCILMAP_MAX_DIMS * 24];
-    fmt_list(dims, sizeof(dims), pl->dims, pl->ndims);
+    smp_env_format_list(dims, sizeof(dims), pl->dims, pl->ndims);
     if (pl->size != ctx->size)
         return ctx_err(ctx, STENCILMAP_ERR_ENV,
                        "STENCIL_MAP_DIMS=%s is a grid of %lld ranks but the step has %lld tasks",
@@ -253,8 +230,8 @@ static stencilmap_status check_place(stencilmap_ctx *ctx)
     stencilmap_rank_coords(pl, ctx->rank, c);
     if (pl->has_coords && memcmp(c, pl->coords, sizeof(int64_t) * (size_t)pl->ndims)) {
         char want[STENCILMAP_MAX_DIMS * 24], got[STENCILMAP_MAX_DIMS * 24];
-        fmt_list(want, sizeof(want), c, pl->ndims);
-        fmt_list(got, sizeof(got), pl->coords, pl->ndims);
+        smp_env_format_list(want, sizeof(want), c, pl->ndims);
+        smp_env_format_list(got, sizeof(got), pl->coords, pl->ndims);
         return ctx_err(ctx, STENCILMAP_ERR_ENV,
                        "STENCIL_MAP_COORDS=%s but rank %lld has the %s coordinates %s",
                        got, (long long)ctx->rank, pl->column_major ? "column-major" : "row-major",
@@ -274,18 +251,18 @@ static stencilmap_status publish(stencilmap_ctx *ctx)
     if (rc == PMIX_SUCCESS && ctx->env_status == STENCILMAP_OK) {
         const stencilmap_place *pl = &ctx->place;
         char buf[STENCILMAP_MAX_DIMS * 24];
-        fmt_list(buf, sizeof(buf), pl->coords, pl->ndims);
+        smp_env_format_list(buf, sizeof(buf), pl->coords, pl->ndims);
         rc = put_string(KEY_COORDS, buf);
         if (rc == PMIX_SUCCESS && ctx->rank == 0) {
-            fmt_list(buf, sizeof(buf), pl->dims, pl->ndims);
+            smp_env_format_list(buf, sizeof(buf), pl->dims, pl->ndims);
             rc = put_string(KEY_DIMS, buf);
             int64_t per[STENCILMAP_MAX_DIMS];
             for (int i = 0; i < pl->ndims; i++)
                 per[i] = pl->periods[i];
-            fmt_list(buf, sizeof(buf), per, pl->ndims);
+            smp_env_format_list(buf, sizeof(buf), per, pl->ndims);
             if (rc == PMIX_SUCCESS)
                 rc = put_string(KEY_PERIODS, buf);
-            char *s = fmt_stencil(pl);
+            char *s = smp_env_format_stencil(pl->offsets, pl->noffsets, pl->ndims);
             if (!s)
                 return ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
             if (rc == PMIX_SUCCESS)
@@ -472,8 +449,8 @@ static stencilmap_status verify_local(stencilmap_ctx *ctx, int64_t *edges, doubl
             if (n != pl->ndims || memcmp(got, want, sizeof(int64_t) * (size_t)n)) {
                 if (!*wrong) {
                     char g[STENCILMAP_MAX_DIMS * 24], w[STENCILMAP_MAX_DIMS * 24];
-                    fmt_list(g, sizeof(g), got, n);
-                    fmt_list(w, sizeof(w), want, pl->ndims);
+                    smp_env_format_list(g, sizeof(g), got, n);
+                    smp_env_format_list(w, sizeof(w), want, pl->ndims);
                     snprintf(wrong_msg, len, "rank %lld's stencilmap.coords is %.90s, not %.90s",
                              (long long)t, g, w);
                 }
@@ -485,9 +462,9 @@ static stencilmap_status verify_local(stencilmap_ctx *ctx, int64_t *edges, doubl
     for (int i = 0; i < pl->ndims; i++)
         per[i] = pl->periods[i];
     char mine[3][STENCILMAP_MAX_DIMS * 24];
-    fmt_list(mine[0], sizeof(mine[0]), pl->dims, pl->ndims);
-    fmt_list(mine[1], sizeof(mine[1]), per, pl->ndims);
-    char *sten = fmt_stencil(pl);
+    smp_env_format_list(mine[0], sizeof(mine[0]), pl->dims, pl->ndims);
+    smp_env_format_list(mine[1], sizeof(mine[1]), per, pl->ndims);
+    char *sten = smp_env_format_stencil(pl->offsets, pl->noffsets, pl->ndims);
     if (!sten)
         return ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
     const char *keys[3] = {KEY_DIMS, KEY_PERIODS, KEY_STENCIL};

@@ -10,6 +10,17 @@
 
 #include "stencilmap.h"
 #include "stencilmap_internal.h"
+#include "stencil_env.h"
+#include <stencilmap/placement.h>
+
+/* stencilmap.h is installed by another package than placement.h, so it
+ * spells the limits itself; they must be the placement core's, since the
+ * plugin plans within SMP_MAX_* and stencil_env.c parses into arrays of
+ * STENCILMAP_MAX_DIMS entries. */
+_Static_assert(STENCILMAP_MAX_DIMS == SMP_MAX_DIMS, "limits: dimensions");
+_Static_assert(STENCILMAP_MAX_OFFSETS == SMP_MAX_OFFSETS, "limits: offsets");
+_Static_assert(STENCILMAP_MAX_OFFSET_ABS == SMP_MAX_OFFSET_ABS, "limits: offset entries");
+_Static_assert(STENCILMAP_MAX_RANKS == SMP_MAX_RANKS, "limits: ranks");
 
 stencilmap_status sm_msg(char *msg, size_t len, stencilmap_status st, const char *fmt, ...)
 {
@@ -22,54 +33,13 @@ stencilmap_status sm_msg(char *msg, size_t len, stencilmap_status st, const char
     return st;
 }
 
-/* One decimal integer, the whole of [s, s+n): optional '-', digits, no
- * spaces, no '+', no leading zeros beyond "0". */
-static int parse_int(const char *s, size_t n, int64_t lo, int64_t hi, int64_t *out)
-{
-    char buf[32];
-    if (n == 0 || n >= sizeof(buf))
-        return -1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    const char *p = buf[0] == '-' ? buf + 1 : buf;
-    if (!*p)
-        return -1;
-    for (const char *q = p; *q; q++)
-        if (*q < '0' || *q > '9')
-            return -1;
-    if (p[0] == '0' && p[1])
-        return -1;
-    errno = 0;
-    char *end;
-    long long v = strtoll(buf, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* A ','-separated list of at most max integers in [lo, hi]. */
+/* The lists' text is stencil_env.c's, shared with the plugin that writes
+ * them; here its failures become the library's status. */
 static stencilmap_status parse_list(const char *name, const char *s, int max, int64_t lo, int64_t hi,
                                     int64_t *out, int *n, char *msg, size_t len)
 {
-    *n = 0;
-    if (!*s)
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s: empty", name);
-    for (const char *p = s;;) {
-        const char *e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (*n == max)
-            return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s=%s: more than %d entries", name, s, max);
-        if (parse_int(p, l, lo, hi, &out[*n]))
-            return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                          "%s=%s: entry %d '%.*s' is not an integer in [%lld, %lld]", name, s,
-                          *n + 1, (int)(l > 40 ? 40 : l), p, (long long)lo, (long long)hi);
-        (*n)++;
-        if (!e)
-            break;
-        p = e + 1;
-    }
-    return STENCILMAP_OK;
+    return smp_env_parse_list(name, s, max, lo, hi, out, n, msg, len) ? STENCILMAP_ERR_ENV
+                                                                       : STENCILMAP_OK;
 }
 
 static const char *env_get(const char *name, void *arg)
@@ -96,7 +66,7 @@ void stencilmap_place_free(stencilmap_place *pl)
 
 static stencilmap_status parse_stencil(stencilmap_place *pl, const char *s, char *msg, size_t len)
 {
-    const char *name = "STENCIL_MAP_STENCIL";
+    const char *name = SMP_ENV_STENCIL;
     if (!*s)
         return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s: empty", name);
     int count = 1;
@@ -150,7 +120,7 @@ static stencilmap_status parse_stencil(stencilmap_place *pl, const char *s, char
 
 static stencilmap_status parse_weights(stencilmap_place *pl, const char *s, char *msg, size_t len)
 {
-    const char *name = "STENCIL_MAP_WEIGHTS";
+    const char *name = SMP_ENV_WEIGHTS;
     pl->weights = malloc(sizeof(double) * (size_t)pl->noffsets);
     if (!pl->weights)
         return sm_msg(msg, len, STENCILMAP_ERR_NOMEM, "%s: out of memory", name);
@@ -189,47 +159,23 @@ static stencilmap_status parse_weights(stencilmap_place *pl, const char *s, char
 static stencilmap_status parse_count(const char *name, const char *s, int64_t *out, char *msg,
                                      size_t len)
 {
-    if (parse_int(s, strlen(s), 0, INT64_MAX, out))
+    int n;
+    if (smp_env_parse_list(name, s, 1, 0, INT64_MAX, out, &n, NULL, 0))
         return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s='%.40s': not a non-negative integer", name,
                       s);
     return STENCILMAP_OK;
 }
 
-static stencilmap_status place_parse(stencilmap_place *pl, stencilmap_getenv_fn get, void *arg,
-                                     char *msg, size_t len)
+static stencilmap_status parse_periods(stencilmap_place *pl, const char *per, const char *dims,
+                                       char *msg, size_t len)
 {
-    const char *dims = get("STENCIL_MAP_DIMS", arg);
-    if (!dims) {
-        const char *alg = get("STENCIL_MAP_ALGORITHM", arg);
-        if (alg && !strcmp(alg, "blocked"))
-            return sm_msg(msg, len, STENCILMAP_ERR_NOENV,
-                          "STENCIL_MAP_DIMS is not set: the placement fell back to Slurm's "
-                          "block layout (STENCIL_MAP_ALGORITHM=blocked, on_error=blocked)");
-        return sm_msg(msg, len, STENCILMAP_ERR_NOENV,
-                      "STENCIL_MAP_DIMS is not set: the step was not launched with --stencil-map");
-    }
     int64_t v[STENCILMAP_MAX_DIMS];
     int n;
-    stencilmap_status st = parse_list("STENCIL_MAP_DIMS", dims, STENCILMAP_MAX_DIMS, 1,
-                                      STENCILMAP_MAX_RANKS, v, &n, msg, len);
-    if (st)
-        return st;
-    pl->ndims = n;
-    pl->size = 1;
-    for (int i = 0; i < n; i++) {
-        pl->dims[i] = v[i];
-        if (pl->size > STENCILMAP_MAX_RANKS / v[i])
-            return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                          "STENCIL_MAP_DIMS=%s: more than %lld ranks", dims,
-                          (long long)STENCILMAP_MAX_RANKS);
-        pl->size *= v[i];
-    }
-
-    const char *per = get("STENCIL_MAP_PERIODS", arg);
+    stencilmap_status st;
     if (!per)
         return sm_msg(msg, len, STENCILMAP_ERR_ENV,
                       "STENCIL_MAP_PERIODS is not set (STENCIL_MAP_DIMS is)");
-    if ((st = parse_list("STENCIL_MAP_PERIODS", per, STENCILMAP_MAX_DIMS, 0, 1, v, &n, msg, len)))
+    if ((st = parse_list(SMP_ENV_PERIODS, per, STENCILMAP_MAX_DIMS, 0, 1, v, &n, msg, len)))
         return st;
     if (n != pl->ndims)
         return sm_msg(msg, len, STENCILMAP_ERR_ENV,
@@ -237,79 +183,110 @@ static stencilmap_status place_parse(stencilmap_place *pl, stencilmap_getenv_fn 
                       dims, pl->ndims);
     for (int i = 0; i < n; i++)
         pl->periods[i] = (int)v[i];
+    return STENCILMAP_OK;
+}
 
-    const char *order = get("STENCIL_MAP_ORDER", arg);
-    if (order && !strcmp(order, "column-major"))
-        pl->column_major = 1;
-    else if (order && strcmp(order, "row-major"))
+static stencilmap_status parse_coords(stencilmap_place *pl, const char *coords, const char *dims,
+                                      char *msg, size_t len)
+{
+    int64_t v[STENCILMAP_MAX_DIMS];
+    int n;
+    stencilmap_status st;
+    if ((st = parse_list(SMP_ENV_COORDS, coords, STENCILMAP_MAX_DIMS, 0, STENCILMAP_MAX_RANKS, v,
+                         &n, msg, len)))
+        return st;
+    if (n != pl->ndims)
         return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                      "STENCIL_MAP_ORDER='%.40s': must be row-major or column-major", order);
-
-    const char *coords = get("STENCIL_MAP_COORDS", arg);
-    if (coords) {
-        if ((st = parse_list("STENCIL_MAP_COORDS", coords, STENCILMAP_MAX_DIMS, 0,
-                             STENCILMAP_MAX_RANKS, v, &n, msg, len)))
-            return st;
-        if (n != pl->ndims)
+                      "STENCIL_MAP_COORDS=%s has %d entries, STENCIL_MAP_DIMS=%s has %d", coords, n,
+                      dims, pl->ndims);
+    for (int i = 0; i < n; i++) {
+        if (v[i] >= pl->dims[i])
             return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                          "STENCIL_MAP_COORDS=%s has %d entries, STENCIL_MAP_DIMS=%s has %d",
-                          coords, n, dims, pl->ndims);
-        for (int i = 0; i < n; i++) {
-            if (v[i] >= pl->dims[i])
-                return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                              "STENCIL_MAP_COORDS=%s: coordinate %d is outside STENCIL_MAP_DIMS=%s",
-                              coords, i + 1, dims);
-            pl->coords[i] = v[i];
-        }
-        pl->has_coords = 1;
+                          "STENCIL_MAP_COORDS=%s: coordinate %d is outside STENCIL_MAP_DIMS=%s",
+                          coords, i + 1, dims);
+        pl->coords[i] = v[i];
     }
+    pl->has_coords = 1;
+    return STENCILMAP_OK;
+}
 
-    const char *sten = get("STENCIL_MAP_STENCIL", arg);
+/* A J_sum/J_max pair (both or neither); with ordered, J_max <= J_sum. */
+static stencilmap_status parse_pair(stencilmap_getenv_fn get, void *arg, const char *sum_name,
+                                    const char *max_name, int ordered, int64_t *sum, int64_t *max,
+                                    int *has, char *msg, size_t len)
+{
+    const char *js = get(sum_name, arg), *jm = get(max_name, arg);
+    stencilmap_status st;
+    if (!js != !jm)
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s is set but %s is not",
+                      js ? sum_name : max_name, js ? max_name : sum_name);
+    if (!js)
+        return STENCILMAP_OK;
+    if ((st = parse_count(sum_name, js, sum, msg, len)) ||
+        (st = parse_count(max_name, jm, max, msg, len)))
+        return st;
+    if (ordered && *max > *sum)
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s=%s is larger than %s=%s", max_name, jm,
+                      sum_name, js);
+    *has = 1;
+    return STENCILMAP_OK;
+}
+
+static stencilmap_status parse_algorithm(stencilmap_place *pl, const char *alg, char *msg,
+                                         size_t len)
+{
+    size_t l = strlen(alg);
+    if (l == 0 || l >= sizeof(pl->algorithm) ||
+        strspn(alg, "abcdefghijklmnopqrstuvwxyz0123456789_-") != l)
+        return sm_msg(msg, len, STENCILMAP_ERR_ENV,
+                      "STENCIL_MAP_ALGORITHM='%.40s': not an algorithm name", alg);
+    memcpy(pl->algorithm, alg, l + 1);
+    return STENCILMAP_OK;
+}
+
+static stencilmap_status place_parse(stencilmap_place *pl, stencilmap_getenv_fn get, void *arg,
+                                     char *msg, size_t len)
+{
+    const char *dims = get(SMP_ENV_DIMS, arg);
+    if (!dims) {
+        const char *alg = get(SMP_ENV_ALGORITHM, arg);
+        if (alg && !strcmp(alg, "blocked"))
+            return sm_msg(msg, len, STENCILMAP_ERR_NOENV,
+                          "STENCIL_MAP_DIMS is not set: the placement fell back to Slurm's "
+                          "block layout (STENCIL_MAP_ALGORITHM=blocked, on_error=blocked)");
+        return sm_msg(msg, len, STENCILMAP_ERR_NOENV,
+                      "STENCIL_MAP_DIMS is not set: the step was not launched with --stencil-map");
+    }
+    if (smp_env_parse_dims(dims, pl->dims, &pl->ndims, &pl->size, msg, len))
+        return STENCILMAP_ERR_ENV;
+    stencilmap_status st;
+    if ((st = parse_periods(pl, get(SMP_ENV_PERIODS, arg), dims, msg, len)))
+        return st;
+    const char *order = get(SMP_ENV_ORDER, arg);
+    if (order && (pl->column_major = smp_env_parse_order(order, msg, len)) < 0)
+        return STENCILMAP_ERR_ENV;
+    const char *coords = get(SMP_ENV_COORDS, arg);
+    if (coords && (st = parse_coords(pl, coords, dims, msg, len)))
+        return st;
+
+    const char *sten = get(SMP_ENV_STENCIL, arg);
     if (!sten)
         return sm_msg(msg, len, STENCILMAP_ERR_ENV,
                       "STENCIL_MAP_STENCIL is not set (STENCIL_MAP_DIMS is)");
     if ((st = parse_stencil(pl, sten, msg, len)))
         return st;
-    const char *w = get("STENCIL_MAP_WEIGHTS", arg);
+    const char *w = get(SMP_ENV_WEIGHTS, arg);
     if (w && (st = parse_weights(pl, w, msg, len)))
         return st;
 
-    const char *alg = get("STENCIL_MAP_ALGORITHM", arg);
-    if (alg) {
-        size_t l = strlen(alg);
-        if (l == 0 || l >= sizeof(pl->algorithm) || strspn(alg, "abcdefghijklmnopqrstuvwxyz0123456789_-") != l)
-            return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                          "STENCIL_MAP_ALGORITHM='%.40s': not an algorithm name", alg);
-        memcpy(pl->algorithm, alg, l + 1);
-    }
-
-    const char *js = get("STENCIL_MAP_JSUM", arg), *jm = get("STENCIL_MAP_JMAX", arg);
-    if (!js != !jm)
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s is set but %s is not",
-                      js ? "STENCIL_MAP_JSUM" : "STENCIL_MAP_JMAX",
-                      js ? "STENCIL_MAP_JMAX" : "STENCIL_MAP_JSUM");
-    if (js) {
-        if ((st = parse_count("STENCIL_MAP_JSUM", js, &pl->planned_jsum, msg, len)) ||
-            (st = parse_count("STENCIL_MAP_JMAX", jm, &pl->planned_jmax, msg, len)))
-            return st;
-        if (pl->planned_jmax > pl->planned_jsum)
-            return sm_msg(msg, len, STENCILMAP_ERR_ENV,
-                          "STENCIL_MAP_JMAX=%s is larger than STENCIL_MAP_JSUM=%s", jm, js);
-        pl->has_planned = 1;
-    }
-    js = get("STENCIL_MAP_BLOCKED_JSUM", arg);
-    jm = get("STENCIL_MAP_BLOCKED_JMAX", arg);
-    if (!js != !jm)
-        return sm_msg(msg, len, STENCILMAP_ERR_ENV, "%s is set but %s is not",
-                      js ? "STENCIL_MAP_BLOCKED_JSUM" : "STENCIL_MAP_BLOCKED_JMAX",
-                      js ? "STENCIL_MAP_BLOCKED_JMAX" : "STENCIL_MAP_BLOCKED_JSUM");
-    if (js) {
-        if ((st = parse_count("STENCIL_MAP_BLOCKED_JSUM", js, &pl->blocked_jsum, msg, len)) ||
-            (st = parse_count("STENCIL_MAP_BLOCKED_JMAX", jm, &pl->blocked_jmax, msg, len)))
-            return st;
-        pl->has_blocked = 1;
-    }
-    return STENCILMAP_OK;
+    const char *alg = get(SMP_ENV_ALGORITHM, arg);
+    if (alg && (st = parse_algorithm(pl, alg, msg, len)))
+        return st;
+    if ((st = parse_pair(get, arg, SMP_ENV_JSUM, SMP_ENV_JMAX, 1, &pl->planned_jsum,
+                         &pl->planned_jmax, &pl->has_planned, msg, len)))
+        return st;
+    return parse_pair(get, arg, SMP_ENV_BLOCKED_JSUM, SMP_ENV_BLOCKED_JMAX, 0, &pl->blocked_jsum,
+                      &pl->blocked_jmax, &pl->has_blocked, msg, len);
 }
 
 stencilmap_status stencilmap_place_parse(stencilmap_place *pl, stencilmap_getenv_fn get, void *arg,

@@ -56,6 +56,9 @@
 extern "C" {
 #endif
 
+/* The placement core's limits (SMP_MAX_* in <stencilmap/placement.h>, their
+ * owner).  Spelled again here because this header is installed without the
+ * placement core; place.c asserts at build time that the two agree. */
 #define STENCILMAP_MAX_DIMS 8
 #define STENCILMAP_MAX_OFFSETS 4096
 #define STENCILMAP_MAX_OFFSET_ABS 1000000

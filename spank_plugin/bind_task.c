@@ -97,7 +97,7 @@ int sm_task_bind(spank_t sp, uint32_t rank, uint32_t local_id)
     }
     char ks[16];
     snprintf(ks, sizeof(ks), "%d", k);
-    if (spank_setenv(sp, "STENCIL_MAP_SOCKET", ks, 1) != ESPANK_SUCCESS)
+    if (spank_setenv(sp, SMP_ENV_SOCKET, ks, 1) != ESPANK_SUCCESS)
         slurm_error("stencil-map: task %u: cannot set STENCIL_MAP_SOCKET", rank);
     char cb[256];
     const char *explicit_var = NULL;

@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SM_SOCKET_MAP_ENV "STENCIL_MAP_SOCKET_MAP"
+#include "stencil_env.h"
+
+#define SM_SOCKET_MAP_ENV SMP_ENV_SOCKET_MAP
 #define SM_SOCKET_MAP_MAX_RANKS 65536 /* keeps the variable far below Linux's
                                        * 128 KiB limit on one string */
 #define SM_SOCKET_MAP_MAX_SOCKET 61

@@ -41,6 +41,7 @@
 #include "profile_launch.h"
 #include "record.h"
 #include "srun_rules.h"
+#include "stencil_env.h"
 #include "step.h"
 
 SPANK_PLUGIN(stencil_map, 1);
@@ -101,7 +102,7 @@ static void write_record(uint32_t job_id, uint32_t step_id, bool launched, const
     if (sm_record_write(&step, &policy, job_id, step_id, launched, error, msg, sizeof(msg)))
         fprintf(stderr, "stencil-map: WARNING: audit record not written: %s\n", msg);
     else if (step.record[0] && launched)
-        setenv("STENCIL_MAP_RECORD", step.record, 1);
+        setenv(SMP_ENV_RECORD, step.record, 1);
 }
 
 /* srun leaves through exit() on its own errors (a bad option, a step that
@@ -226,7 +227,7 @@ static int apply_local(const char *spec, sm_spec_source src)
 static int apply_allocator(const char *spec)
 {
     if (!strcmp(spec, "none"))
-        return setenv("STENCIL_MAP_SPEC", "none", 1) ? -1 : 0;
+        return setenv(SMP_ENV_SPEC, "none", 1) ? -1 : 0;
     if (sm_profile_requested(spec))
         return sm_profile_allocator(spec);
     smp_spec parsed;
@@ -244,7 +245,7 @@ static int apply_allocator(const char *spec)
         say("spec file '%s': cannot resolve its absolute path", spec);
         return -1;
     }
-    return setenv("STENCIL_MAP_SPEC", is_path ? abs : spec, 1) ? -1 : 0;
+    return setenv(SMP_ENV_SPEC, is_path ? abs : spec, 1) ? -1 : 0;
 }
 
 static int option_cb(int val, const char *optarg, int remote)
@@ -273,7 +274,7 @@ static int option_cb(int val, const char *optarg, int remote)
          * has applied it already */
         if (env_applied)
             return 0;
-        const char *env = getenv("STENCIL_MAP_SPEC");
+        const char *env = getenv(SMP_ENV_SPEC);
         return apply_local(env && *env ? env : optarg, SM_SRC_ENV);
     }
     return apply_local(optarg, SM_SRC_OPTION);
@@ -308,7 +309,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     /* No --stencil-map: sbatch/salloc's spec, else the site default.  srun
      * calls slurm_spank_init before it parses options, so SLURM_HOSTFILE
      * set here is still read by its option validation. */
-    const char *env = getenv("STENCIL_MAP_SPEC");
+    const char *env = getenv(SMP_ENV_SPEC);
     if (env && *env) {
         env_applied = true;
         return apply_local(env, SM_SRC_ENV);
@@ -379,28 +380,28 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     if (sm_profile_task(sp))
         return -1;
     char dims_s[SM_DIMS_MAX_LEN + 2];
-    spank_err_t e = spank_getenv(sp, "STENCIL_MAP_DIMS", dims_s, sizeof(dims_s));
+    spank_err_t e = spank_getenv(sp, SMP_ENV_DIMS, dims_s, sizeof(dims_s));
     if (e == ESPANK_ENV_NOEXIST)
         return 0;
     if (e != ESPANK_SUCCESS) {
-        slurm_error("stencil-map: STENCIL_MAP_DIMS: unreadable or longer than %d bytes",
+        slurm_error("stencil-map: " SMP_ENV_DIMS ": unreadable or longer than %d bytes",
                     SM_DIMS_MAX_LEN);
         return -1;
     }
-    int64_t dims[8], size;
+    int64_t dims[SMP_MAX_DIMS], size;
     int nd;
-    char msg[160], coords[SMP_MAX_DIMS * 12 + 8];
-    if (sm_dims_parse(dims_s, dims, &nd, &size, msg, sizeof(msg))) {
+    char msg[160], coords[SMP_ENV_LIST_LEN];
+    if (smp_env_parse_dims(dims_s, dims, &nd, &size, msg, sizeof(msg))) {
         slurm_error("stencil-map: %s", msg);
         return -1;
     }
     char order_s[16];
     int column_major = 0;
-    e = spank_getenv(sp, "STENCIL_MAP_ORDER", order_s, sizeof(order_s));
+    e = spank_getenv(sp, SMP_ENV_ORDER, order_s, sizeof(order_s));
     if (e == ESPANK_SUCCESS)
-        column_major = sm_order_parse(order_s, msg, sizeof(msg));
+        column_major = smp_env_parse_order(order_s, msg, sizeof(msg));
     else if (e != ESPANK_ENV_NOEXIST)
-        column_major = sm_order_parse("(unreadable or too long)", msg, sizeof(msg));
+        column_major = smp_env_parse_order("(unreadable or too long)", msg, sizeof(msg));
     if (column_major < 0) {
         slurm_error("stencil-map: %s", msg);
         return -1;
@@ -411,11 +412,11 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         return -1;
     }
     if (sm_coords_format(dims, nd, rank, column_major, coords, sizeof(coords))) {
-        slurm_error("stencil-map: task %u is outside the grid STENCIL_MAP_DIMS=%s", rank, dims_s);
+        slurm_error("stencil-map: task %u is outside the grid " SMP_ENV_DIMS "=%s", rank, dims_s);
         return -1;
     }
-    if (spank_setenv(sp, "STENCIL_MAP_COORDS", coords, 1) != ESPANK_SUCCESS) {
-        slurm_error("stencil-map: cannot set STENCIL_MAP_COORDS");
+    if (spank_setenv(sp, SMP_ENV_COORDS, coords, 1) != ESPANK_SUCCESS) {
+        slurm_error("stencil-map: cannot set " SMP_ENV_COORDS);
         return -1;
     }
     uint32_t local = 0;

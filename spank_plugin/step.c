@@ -8,6 +8,7 @@
 
 #include "private_dir.h"
 #include "socket_map.h"
+#include "stencil_env.h"
 #include "step.h"
 
 extern char **environ;
@@ -186,12 +187,8 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
 
 static int set_list(const char *name, const int64_t *v, int n)
 {
-    char buf[SMP_MAX_DIMS * 24];
-    size_t off = 0;
-    for (int i = 0; i < n; i++)
-        off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%lld", i ? "," : "",
-                                (long long)v[i]);
-    buf[off] = '\0';
+    char buf[SMP_ENV_LIST_LEN];
+    smp_env_format_list(buf, sizeof(buf), v, n);
     return setenv(name, buf, 1);
 }
 
@@ -208,7 +205,7 @@ void sm_env_clear(void)
     char *names[64];
     int n = 0;
     for (char **e = environ; e && *e && n < 64; e++)
-        if (!strncmp(*e, "STENCIL_MAP_", 12)) {
+        if (!strncmp(*e, SMP_ENV_PREFIX, strlen(SMP_ENV_PREFIX))) {
             size_t len = strcspn(*e, "=");
             names[n] = strndup(*e, len);
             if (names[n])
@@ -227,7 +224,7 @@ int sm_step_export_env(const sm_step *st)
         return 0;
     int rc = 0;
     if (st->fallback) {
-        rc |= setenv("STENCIL_MAP_ALGORITHM", "blocked", 1);
+        rc |= setenv(SMP_ENV_ALGORITHM, "blocked", 1);
         return rc ? -1 : 0;
     }
     const smp_grid *g = &st->spec.grid;
@@ -235,25 +232,17 @@ int sm_step_export_env(const sm_step *st)
     int64_t per[SMP_MAX_DIMS];
     for (int i = 0; i < g->ndims; i++)
         per[i] = g->periods[i] ? 1 : 0;
-    rc |= set_list("STENCIL_MAP_DIMS", g->dims, g->ndims);
-    rc |= set_list("STENCIL_MAP_PERIODS", per, g->ndims);
+    rc |= set_list(SMP_ENV_DIMS, g->dims, g->ndims);
+    rc |= set_list(SMP_ENV_PERIODS, per, g->ndims);
     /* how the ranks number the grid: the remote side's coordinates and the
      * in-job library's neighbours follow it */
-    rc |= setenv("STENCIL_MAP_ORDER", smp_order_name(g->order), 1);
-    /* offsets: "1,0;-1,0;..." */
-    size_t cap = (size_t)sc->count * (size_t)sc->ndims * 12 + 16;
-    char *buf = malloc(cap);
+    rc |= setenv(SMP_ENV_ORDER, smp_order_name(g->order), 1);
+    char *buf = smp_env_format_stencil(sc->offsets, sc->count, sc->ndims);
     if (!buf)
         return -1;
-    size_t off = 0;
-    for (int k = 0; k < sc->count; k++)
-        for (int d = 0; d < sc->ndims; d++)
-            off += (size_t)snprintf(buf + off, cap - off, "%s%d",
-                                    d ? "," : (k ? ";" : ""), sc->offsets[k * sc->ndims + d]);
-    buf[off] = '\0';
-    rc |= setenv("STENCIL_MAP_STENCIL", buf, 1);
+    rc |= setenv(SMP_ENV_STENCIL, buf, 1);
     if (smp_stencil_weighted(sc)) {
-        off = 0;
+        size_t off = 0;
         char *wb = realloc(buf, (size_t)sc->count * 32 + 16);
         if (!wb) {
             free(buf);
@@ -264,14 +253,14 @@ int sm_step_export_env(const sm_step *st)
             off += (size_t)snprintf(buf + off, (size_t)sc->count * 32 + 16 - off, "%s%.17g",
                                     k ? "," : "", sc->weights[k]);
         buf[off] = '\0';
-        rc |= setenv("STENCIL_MAP_WEIGHTS", buf, 1);
+        rc |= setenv(SMP_ENV_WEIGHTS, buf, 1);
     }
     free(buf);
-    rc |= setenv("STENCIL_MAP_ALGORITHM", smp_algorithm_name(st->pl.algorithm), 1);
-    rc |= set_int("STENCIL_MAP_JSUM", st->pl.score.j_sum);
-    rc |= set_int("STENCIL_MAP_JMAX", st->pl.score.j_max);
-    rc |= set_int("STENCIL_MAP_BLOCKED_JSUM", st->blocked.score.j_sum);
-    rc |= set_int("STENCIL_MAP_BLOCKED_JMAX", st->blocked.score.j_max);
+    rc |= setenv(SMP_ENV_ALGORITHM, smp_algorithm_name(st->pl.algorithm), 1);
+    rc |= set_int(SMP_ENV_JSUM, st->pl.score.j_sum);
+    rc |= set_int(SMP_ENV_JMAX, st->pl.score.j_max);
+    rc |= set_int(SMP_ENV_BLOCKED_JSUM, st->blocked.score.j_sum);
+    rc |= set_int(SMP_ENV_BLOCKED_JMAX, st->blocked.score.j_max);
     if (st->bind)
         rc |= setenv(SM_SOCKET_MAP_ENV, st->socket_map, 1);
     rc |= setenv("SLURM_HOSTFILE", st->hostfile, 1);

@@ -19,10 +19,7 @@ command -v python3 >/dev/null 2>&1 || { echo "python3 not found: cannot read JSO
 
 work=$(mktemp -d "${PWD}/audit-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
-failures=0
-checks=0
-pass() { checks=$((checks + 1)); echo "ok $checks - $1"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $1"; }
+. "${STENCILMAP_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib/checks.sh"
 
 # run EXPECTED_RC NAME ARGS...: stencil-map audit, output in $work/NAME.out/.err
 run() {
@@ -509,5 +506,4 @@ edit "$work/sk/root/19.0.json" 'd["bind"] = "core"'
 run 4 sockets-bind-core 19.0 --record-dir "$work/sk" --no-slurm
 has sockets-bind-core 'bind: must be "socket" where present'
 
-echo "$checks checks, $failures failed"
-[ "$failures" -eq 0 ]
+checks_summary

@@ -18,15 +18,8 @@ fi
 
 work=$(mktemp -d "${PWD}/cli-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
-failures=0
-checks=0
 
-pass() { checks=$((checks + 1)); echo "ok $checks - $1"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $1"; }
-check() { # check DESCRIPTION COMMAND...
-    desc=$1; shift
-    if "$@"; then pass "$desc"; else fail "$desc"; fi
-}
+. "${STENCILMAP_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib/checks.sh"
 
 # jget FILE KEY[.KEY...]: prints the value at that path of a JSON file.
 jget() {
@@ -88,28 +81,28 @@ PY
 
 # ---- plan writes a valid hostfile ------------------------------------------
 run 0 plan-hostfile plan auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30 --hostfile "$work/h1"
-check "plan: 30 lines on n1..n4, at most 8 each" \
+check_cmd "plan: 30 lines on n1..n4, at most 8 each" \
     hostfile_ok "$work/h1" 30 n1,n2,n3,n4 8
 
 run 0 plan-hetero plan hyperplane:3d:hops --nodes 'a[1-2],big,b[1-2]' --slots '4(x2),16,6,2' \
     --ranks 30 --hostfile "$work/h2"
-check "plan: heterogeneous slots respected" \
+check_cmd "plan: heterogeneous slots respected" \
     hostfile_ok "$work/h2" 30 a1,a2,big,b1,b2 4,4,16,6,2
 
 for alg in blocked hyperplane strips kdtree nodecart bisect auto; do
     run 0 "plan-$alg" plan jacobi2d --nodes 'n[01-06]' --slots 6 --ranks 36 --algorithm "$alg" \
         --hostfile "$work/h-$alg"
-    check "plan --algorithm $alg: hostfile valid" \
+    check_cmd "plan --algorithm $alg: hostfile valid" \
         hostfile_ok "$work/h-$alg" 36 n01,n02,n03,n04,n05,n06 6
 done
 
 # hostfile to stdout
 run 0 plan-stdout plan auto:2d:5pt --nodes 'n[1-2]' --slots 6 --ranks 12 --hostfile -
-check "plan --hostfile -: 12 lines on stdout" hostfile_ok "$work/plan-stdout.out" 12 n1,n2 6
+check_cmd "plan --hostfile -: 12 lines on stdout" hostfile_ok "$work/plan-stdout.out" 12 n1,n2 6
 
 # ---- --json ------------------------------------------------------------------
 run 0 plan-json plan auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30 --json --hostfile "$work/h3"
-check "plan --json parses" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/plan-json.out"
+check_cmd "plan --json parses" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/plan-json.out"
 for key in algorithm ranks nodes j_sum j_max blocked.j_sum blocked.j_max seconds; do
     if jget "$work/plan-json.out" "$key" >/dev/null 2>&1; then
         pass "plan --json has $key"
@@ -117,8 +110,8 @@ for key in algorithm ranks nodes j_sum j_max blocked.j_sum blocked.j_max seconds
         fail "plan --json lacks $key"
     fi
 done
-check "plan --json: ranks 30" test "$(jget "$work/plan-json.out" ranks)" = 30
-check "plan --json: nodes 4" test "$(jget "$work/plan-json.out" nodes)" = 4
+check_cmd "plan --json: ranks 30" test "$(jget "$work/plan-json.out" ranks)" = 30
+check_cmd "plan --json: nodes 4" test "$(jget "$work/plan-json.out" nodes)" = 4
 alg=$(jget "$work/plan-json.out" algorithm)
 case $alg in
 blocked | hyperplane | strips | kdtree | nodecart | bisect) pass "plan --json: auto chose $alg" ;;
@@ -127,19 +120,19 @@ esac
 js=$(jget "$work/plan-json.out" j_sum)
 jm=$(jget "$work/plan-json.out" j_max)
 bjs=$(jget "$work/plan-json.out" blocked.j_sum)
-check "plan --json: auto j_sum $js <= blocked $bjs" test "$js" -le "$bjs"
+check_cmd "plan --json: auto j_sum $js <= blocked $bjs" test "$js" -le "$bjs"
 
 # ---- score reproduces plan -------------------------------------------------
 run 0 score-json score auto:2d:5pt --hostfile "$work/h3" --json
-check "score: j_sum equals plan's ($js)" test "$(jget "$work/score-json.out" j_sum)" = "$js"
-check "score: j_max equals plan's ($jm)" test "$(jget "$work/score-json.out" j_max)" = "$jm"
-check "score: 30 ranks" test "$(jget "$work/score-json.out" ranks)" = 30
+check_cmd "score: j_sum equals plan's ($js)" test "$(jget "$work/score-json.out" j_sum)" = "$js"
+check_cmd "score: j_max equals plan's ($jm)" test "$(jget "$work/score-json.out" j_max)" = "$jm"
+check_cmd "score: 30 ranks" test "$(jget "$work/score-json.out" ranks)" = 30
 
 for alg in blocked hyperplane strips kdtree nodecart bisect auto; do
     run 0 "planh-$alg" plan auto:3d:hops --nodes 'n[1-5]' --slots 12 --ranks 60 \
         --algorithm "$alg" --json --hostfile "$work/hh-$alg"
     run 0 "scoreh-$alg" score auto:3d:hops --hostfile "$work/hh-$alg" --json
-    check "score of $alg hostfile reproduces plan's j_sum/j_max" \
+    check_cmd "score of $alg hostfile reproduces plan's j_sum/j_max" \
         test "$(jget "$work/planh-$alg.out" j_sum)/$(jget "$work/planh-$alg.out" j_max)" = \
         "$(jget "$work/scoreh-$alg.out" j_sum)/$(jget "$work/scoreh-$alg.out" j_max)"
 done
@@ -147,7 +140,7 @@ done
 # ---- compare -----------------------------------------------------------------
 run 0 compare compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32
 for alg in blocked hyperplane strips kdtree nodecart bisect auto; do
-    check "compare lists $alg" grep -q "^$alg " "$work/compare.out"
+    check_cmd "compare lists $alg" grep -q "^$alg " "$work/compare.out"
 done
 run 0 compare-json compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32 --json
 # Scotch's row comes last when the CLI was built with libscotch
@@ -159,21 +152,21 @@ case $order in
 esac
 # nodecart cannot split 30 ranks on nodes of 8: compare reports, does not fail
 run 0 compare-nodecart-na compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30
-check "compare: nodecart n/a when it does not apply" grep -q '^nodecart .*n/a' "$work/compare-nodecart-na.out"
+check_cmd "compare: nodecart n/a when it does not apply" grep -q '^nodecart .*n/a' "$work/compare-nodecart-na.out"
 
 # ---- the thesis worked example ---------------------------------------------
 printf '{"grid": {"dims": [4, 3]}, "stencil": "nearest"}\n' >"$work/thesis.json"
 run 0 thesis-blocked plan "$work/thesis.json" --nodes 'n[1-3]' --slots 4 --algorithm blocked --json
 run 0 thesis-hyper plan "$work/thesis.json" --nodes 'n[1-3]' --slots 4 --algorithm hyperplane --json
-check "thesis: blocked 16/8" test \
+check_cmd "thesis: blocked 16/8" test \
     "$(jget "$work/thesis-blocked.out" j_sum)/$(jget "$work/thesis-blocked.out" j_max)" = 16/8
-check "thesis: hyperplane 12/4" test \
+check_cmd "thesis: hyperplane 12/4" test \
     "$(jget "$work/thesis-hyper.out" j_sum)/$(jget "$work/thesis-hyper.out" j_max)" = 12/4
-check "thesis: hyperplane reports blocked 16/8 as baseline" test \
+check_cmd "thesis: hyperplane reports blocked 16/8 as baseline" test \
     "$(jget "$work/thesis-hyper.out" blocked.j_sum)/$(jget "$work/thesis-hyper.out" blocked.j_max)" = 16/8
 run 0 thesis-compare compare "$work/thesis.json" --nodes 'n[1-3]' --slots 4
-check "thesis compare: blocked 16 8" grep -Eq '^blocked +16 +8 ' "$work/thesis-compare.out"
-check "thesis compare: hyperplane 12 4" grep -Eq '^hyperplane +12 +4 ' "$work/thesis-compare.out"
+check_cmd "thesis compare: blocked 16 8" grep -Eq '^blocked +16 +8 ' "$work/thesis-compare.out"
+check_cmd "thesis compare: hyperplane 12 4" grep -Eq '^hyperplane +12 +4 ' "$work/thesis-compare.out"
 
 # ---- bad input: exit 2 with the field named ---------------------------------
 printf '{"grid": {"dims": [4, 0]}, "stencil": "nearest"}\n' >"$work/bad-dims.json"
@@ -236,9 +229,9 @@ err_has infeasible-ranks "12"
 run 3 infeasible-compare compare "$work/16.json" --nodes 'n[1-3]' --slots 5
 run 3 infeasible-nodecart plan auto:2d:5pt --nodes 'n[1-3]' --slots 4 --ranks 10 --algorithm nodecart
 err_has infeasible-nodecart "nodecart"
-check "infeasible plan writes no hostfile" test ! -e "$work/h-inf"
+check_cmd "infeasible plan writes no hostfile" test ! -e "$work/h-inf"
 run 3 infeasible-hostfile plan "$work/16.json" --nodes 'n[1-3]' --slots 5 --hostfile "$work/h-inf"
-check "infeasible plan left no hostfile" test ! -s "$work/h-inf"
+check_cmd "infeasible plan left no hostfile" test ! -s "$work/h-inf"
 
 # ---- two levels: --sockets, --socketfile, the spec's "sockets" ---------------
 # check_sockets HOSTFILE SOCKETFILE SOCKETS JSON: every node's ranks shared
@@ -280,31 +273,31 @@ for alg in blocked auto; do
     run 0 "sockets-$alg" plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --ranks 48 --algorithm "$alg" \
         --sockets 2 --hostfile "$work/hs-$alg" --socketfile "$work/ss-$alg" --json
     cp "$work/sockets-$alg.out" "$work/sockets-$alg.json"
-    check "sockets ($alg): exact shares, edges recounted, no worse than naive" \
+    check_cmd "sockets ($alg): exact shares, edges recounted, no worse than naive" \
         check_sockets "$work/hs-$alg" "$work/ss-$alg" 2 "$work/sockets-$alg.json"
 done
 # blocked on 8x6 puts one row and a half per node: the naive split cuts
 # every node across its rows, the planned one must do better
-check "sockets (blocked): better than the naive split" \
+check_cmd "sockets (blocked): better than the naive split" \
     test "$(jget "$work/sockets-blocked.json" j_socket_sum)" -lt \
          "$(jget "$work/sockets-blocked.json" naive_sockets.j_socket_sum)"
 run 0 sockets-text plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --ranks 48 --sockets '2(x3),3'
-check "sockets: text names the inter-socket edges and the naive split" \
+check_cmd "sockets: text names the inter-socket edges and the naive split" \
     grep -q 'inter-socket edges [0-9]* (naive split [0-9]*)' "$work/sockets-text.out"
 printf '{"grid": {"dims": [8, 6]}, "stencil": "5pt", "bind": "socket", "sockets": 2}\n' \
     >"$work/bind.json"
 run 0 sockets-spec plan "$work/bind.json" --nodes 'n[1-4]' --slots 12 --algorithm blocked --json
-check "sockets: the spec's \"sockets\" stands in for --sockets" \
+check_cmd "sockets: the spec's \"sockets\" stands in for --sockets" \
     test "$(jget "$work/sockets-spec.out" j_socket_sum)" = \
          "$(jget "$work/sockets-blocked.json" j_socket_sum)"
 run 0 sockets-compare compare auto:2d:5pt --nodes 'n[1-4]' --slots 12 --ranks 48 --sockets 2 --json
-check "compare --sockets: every algorithm row has j_socket_sum <= naive" python3 -c '
+check_cmd "compare --sockets: every algorithm row has j_socket_sum <= naive" python3 -c '
 import json, sys
 rows = [r for r in json.load(open(sys.argv[1]))["algorithms"] if r["algorithm"] != "scotch" and "j_sum" in r]
 sys.exit(0 if len(rows) >= 6 and all(r["j_socket_sum"] <= r["naive_sockets"]["j_socket_sum"] for r in rows) else 1)
 ' "$work/sockets-compare.out"
 run 0 sockets-compare-text compare auto:2d:5pt --nodes 'n[1-4]' --slots 12 --ranks 48 --sockets 2
-check "compare --sockets: text has the J_socket column" grep -q 'J_socket' "$work/sockets-compare-text.out"
+check_cmd "compare --sockets: text has the J_socket column" grep -q 'J_socket' "$work/sockets-compare-text.out"
 run 2 sockets-zero plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --sockets 0
 err_has sockets-zero "--sockets"
 run 2 sockets-count plan auto:2d:5pt --nodes 'n[1-4]' --slots 12 --sockets 2,2
@@ -331,17 +324,17 @@ printf '{"grid": {"dims": "auto", "ndims": 2}, "stencil": "nearest", "objective"
 run 0 objective-max plan "$work/obj-max.json" --nodes 'n[1-10]' --slots 16 --json
 run 0 objective-sum plan "$work/obj-sum.json" --nodes 'n[1-10]' --slots 16 --json
 run 0 objective-default plan auto:2d:nearest --nodes 'n[1-10]' --slots 16 --json
-check "objective: JSON names it" test "$(jget "$work/objective-max.out" objective)" = max
-check "objective: max is the default" test "$(jget "$work/objective-default.out" objective)" = max
-check "objective: max has the lower J_max" \
+check_cmd "objective: JSON names it" test "$(jget "$work/objective-max.out" objective)" = max
+check_cmd "objective: max is the default" test "$(jget "$work/objective-default.out" objective)" = max
+check_cmd "objective: max has the lower J_max" \
     test "$(jget "$work/objective-max.out" j_max)" -lt "$(jget "$work/objective-sum.out" j_max)"
-check "objective: sum has the lower J_sum" \
+check_cmd "objective: sum has the lower J_sum" \
     test "$(jget "$work/objective-sum.out" j_sum)" -lt "$(jget "$work/objective-max.out" j_sum)"
-check "objective: the default plans as max" \
+check_cmd "objective: the default plans as max" \
     test "$(jget "$work/objective-default.out" j_max)" = "$(jget "$work/objective-max.out" j_max)" -a \
     "$(jget "$work/objective-default.out" j_sum)" = "$(jget "$work/objective-max.out" j_sum)"
 run 0 objective-compare compare "$work/obj-max.json" --nodes 'n[1-10]' --slots 16 --json
-check "objective: compare's auto row is max's plan" python3 -c '
+check_cmd "objective: compare's auto row is max's plan" python3 -c '
 import json, sys
 rows = json.load(open(sys.argv[1]))["algorithms"]
 auto = [r for r in rows if r["algorithm"] == "auto"][0]
@@ -360,10 +353,10 @@ err_has bad-objective-type "objective: must be \"sum\" or \"max\""
 printf '{"grid": {"dims": [8, 6]}, "stencil": {"offsets": [[1,0],[-1,0],[0,1],[0,-1]], "weights": [2,2,1,1]}, "objective": "sum"}\n' \
     >"$work/weighted.json"
 run 0 weighted-compare compare "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6' --json
-check "compare --json: objective sum, weighted_j_sum minimised" \
+check_cmd "compare --json: objective sum, weighted_j_sum minimised" \
     test "$(jget "$work/weighted-compare.out" objective) $(jget "$work/weighted-compare.out" minimised)" = \
          "sum weighted_j_sum"
-check "compare --json: auto's weighted J_sum is the least, its ratio weighted" python3 -c '
+check_cmd "compare --json: auto's weighted J_sum is the least, its ratio weighted" python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
 rows = {r["algorithm"]: r for r in j["algorithms"] if "j_sum" in r}
@@ -375,26 +368,26 @@ ok = ok and "weighted" in auto["constructed"]
 sys.exit(0 if ok else 1)
 ' "$work/weighted-compare.out"
 run 0 weighted-compare-text compare "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6'
-check "compare: the table names the weighted objective" \
+check_cmd "compare: the table names the weighted objective" \
     grep -q '^objective: weighted J_sum' "$work/weighted-compare-text.out"
-check "compare: weighted columns first, auto at 40 weighted, 36 edges" \
+check_cmd "compare: weighted columns first, auto at 40 weighted, 36 edges" \
     grep -Eq '^auto +40 +16 .* 36 +16 ' "$work/weighted-compare-text.out"
-check "compare: bisect at 44 weighted" grep -Eq '^bisect +44 ' "$work/weighted-compare-text.out"
+check_cmd "compare: bisect at 44 weighted" grep -Eq '^bisect +44 ' "$work/weighted-compare-text.out"
 run 0 unweighted-compare-text compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32
-check "compare: an unweighted table names the default objective, J_max first" \
+check_cmd "compare: an unweighted table names the default objective, J_max first" \
     grep -q '^objective: J_max, then J_sum' "$work/unweighted-compare-text.out"
 run 0 weighted-plan plan "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6' --json \
     --hostfile "$work/h-weighted"
-check "plan --json: weighted_j_sum minimised, weighted figures 40" \
+check_cmd "plan --json: weighted_j_sum minimised, weighted figures 40" \
     test "$(jget "$work/weighted-plan.out" minimised) $(jget "$work/weighted-plan.out" weighted.j_sum)" = \
          "weighted_j_sum 40.0"
 run 0 weighted-plan-text plan "$work/weighted.json" --nodes 'n[1-4]' --slots '16(x2),10,6'
-check "plan: the summary leads with the weighted figures" \
+check_cmd "plan: the summary leads with the weighted figures" \
     grep -q 'weighted inter-node edges 40 (blocked 76)' "$work/weighted-plan-text.out"
 run 0 weighted-score score "$work/weighted.json" --hostfile "$work/h-weighted"
-check "score: weighted figures first" grep -q 'weighted inter-node edges 40,' "$work/weighted-score.out"
+check_cmd "score: weighted figures first" grep -q 'weighted inter-node edges 40,' "$work/weighted-score.out"
 run 0 weighted-score-json score "$work/weighted.json" --hostfile "$work/h-weighted" --json
-check "score --json: weighted_j_sum minimised" \
+check_cmd "score --json: weighted_j_sum minimised" \
     test "$(jget "$work/weighted-score-json.out" minimised)" = weighted_j_sum
 
 # ---- inside an allocation: --nodes/--slots/--ranks from the job -----------------
@@ -407,25 +400,25 @@ injob() {
 injob job-plan 0 plan auto:2d:5pt --hostfile "$work/h-job" --json
 run 0 job-plan-explicit plan auto:2d:5pt --nodes 'node[1-4]' --slots '16(x2),10,6' --ranks 40 \
     --hostfile "$work/h-explicit" --json
-check "in a job: plan's hostfile equals the explicit form's" cmp -s "$work/h-job" "$work/h-explicit"
-check "in a job: plan places SLURM_NTASKS ranks" test "$(jget "$work/job-plan.out" ranks)" = 40
+check_cmd "in a job: plan's hostfile equals the explicit form's" cmp -s "$work/h-job" "$work/h-explicit"
+check_cmd "in a job: plan places SLURM_NTASKS ranks" test "$(jget "$work/job-plan.out" ranks)" = 40
 err_has job-plan "inside an allocation: --nodes 'node[1-4]' --slots '16(x2),10,6' from SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE"
 err_has job-plan "--ranks 40 from SLURM_NTASKS"
-check "explicit form: says nothing about the job" test ! -s "$work/job-plan-explicit.err"
+check_cmd "explicit form: says nothing about the job" test ! -s "$work/job-plan-explicit.err"
 injob job-plan-ranks 0 plan auto:2d:5pt --ranks 48 --json
-check "in a job: --ranks beats SLURM_NTASKS" test "$(jget "$work/job-plan-ranks.out" ranks)" = 48
-check "in a job: an explicit --ranks is not reported as defaulted" \
+check_cmd "in a job: --ranks beats SLURM_NTASKS" test "$(jget "$work/job-plan-ranks.out" ranks)" = 48
+check_cmd "in a job: an explicit --ranks is not reported as defaulted" \
     sh -c '! grep -q "from SLURM_NTASKS" "$1"' - "$work/job-plan-ranks.err"
 injob job-plan-fixed 0 plan "$work/thesis.json" --json
-check "in a job: a fixed grid keeps its size, SLURM_NTASKS is for automatic dims" \
+check_cmd "in a job: a fixed grid keeps its size, SLURM_NTASKS is for automatic dims" \
     test "$(jget "$work/job-plan-fixed.out" ranks)" = 12
 injob job-plan-nodes 0 plan auto:2d:5pt --nodes 'n[1-3]' --slots 4 --json
-check "in a job: explicit --nodes/--slots win, no default taken" \
+check_cmd "in a job: explicit --nodes/--slots win, no default taken" \
     test "$(jget "$work/job-plan-nodes.out" ranks)" = 12
 injob job-plan-half 2 plan auto:2d:5pt --nodes 'n[1-3]'
 err_has job-plan-half "--slots is required"
 injob job-compare 0 compare auto:2d:5pt --json
-check "in a job: compare on the job's nodes" \
+check_cmd "in a job: compare on the job's nodes" \
     test "$(jget "$work/job-compare.out" nodes) $(jget "$work/job-compare.out" ranks)" = "4 40"
 err_has job-compare "from SLURM_JOB_NODELIST"
 SLURM_JOB_NODELIST='n[1-2],n1' SLURM_JOB_CPUS_PER_NODE='4' run 2 job-bad plan auto:2d:5pt
@@ -433,12 +426,12 @@ err_has job-bad "--nodes: node 'n1' is named twice"
 SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NTASKS=x \
     run 0 job-bad-ntasks plan auto:2d:5pt --json
 err_has job-bad-ntasks "ignoring SLURM_NTASKS 'x'"
-check "in a job: an unreadable SLURM_NTASKS leaves every slot" \
+check_cmd "in a job: an unreadable SLURM_NTASKS leaves every slot" \
     test "$(jget "$work/job-bad-ntasks.out" ranks)" = 48
 SLURM_JOB_NODELIST='node[1-4]' SLURM_JOB_CPUS_PER_NODE='16(x2),10,6' SLURM_NPROCS=24 \
     run 0 job-nprocs plan auto:2d:5pt --json
 err_has job-nprocs "--ranks 24 from SLURM_NPROCS"
-check "in a job: SLURM_NPROCS when SLURM_NTASKS is unset" test "$(jget "$work/job-nprocs.out" ranks)" = 24
+check_cmd "in a job: SLURM_NPROCS when SLURM_NTASKS is unset" test "$(jget "$work/job-nprocs.out" ranks)" = 24
 SLURM_JOB_NODELIST='node[1-4]' run 2 job-no-cpus plan auto:2d:5pt
 err_has job-no-cpus "--nodes is required"
 
@@ -452,23 +445,23 @@ for alg in auto blocked hyperplane strips kdtree bisect; do
         --hostfile "$work/h-cm-$alg" --json
     "$SM" plan "$work/rm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --algorithm $alg \
         --hostfile "$work/h-rm-$alg" >/dev/null 2>&1
-    check "column-major 6x8 $alg: the hostfile of row-major 8x6" cmp -s "$work/h-cm-$alg" "$work/h-rm-$alg"
+    check_cmd "column-major 6x8 $alg: the hostfile of row-major 8x6" cmp -s "$work/h-cm-$alg" "$work/h-rm-$alg"
 done
-check "plan --json: order column-major" test "$(jget "$work/cm-auto.out" order)" = column-major
-check "plan --json: column-major 6x8 auto at 28 like the README's 8x6" \
+check_cmd "plan --json: order column-major" test "$(jget "$work/cm-auto.out" order)" = column-major
+check_cmd "plan --json: column-major 6x8 auto at 28 like the README's 8x6" \
     test "$(jget "$work/cm-auto.out" j_sum) $(jget "$work/cm-blocked.out" j_sum)" = "28 40"
 run 0 cm-score score "$work/cm.json" --hostfile "$work/h-cm-auto" --json
-check "score: the column-major placement scores 28" test "$(jget "$work/cm-score.out" j_sum)" = 28
+check_cmd "score: the column-major placement scores 28" test "$(jget "$work/cm-score.out" j_sum)" = 28
 printf '{"grid": {"dims": [6, 8]}, "stencil": "5pt"}\n' >"$work/rm68.json"
 run 0 cm-score-as-row score "$work/rm68.json" --hostfile "$work/h-cm-auto" --json
-check "score: the same hostfile read as a row-major 6x8 grid scores differently" \
+check_cmd "score: the same hostfile read as a row-major 6x8 grid scores differently" \
     test "$(jget "$work/cm-score-as-row.out" j_sum)" != 28
 # --map draws by coordinates: blocked fills the first column first
 run 0 cm-map plan "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --algorithm blocked --map
-check "--map: column-major blocked fills columns" \
+check_cmd "--map: column-major blocked fills columns" \
     test "$(sed -n 3p "$work/cm-map.out")" = "  AAABBBCD"
 run 0 cm-compare compare "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6'
-check "compare: says the grid is column-major" grep -q '^grid 6x8 column-major, ' "$work/cm-compare.out"
+check_cmd "compare: says the grid is column-major" grep -q '^grid 6x8 column-major, ' "$work/cm-compare.out"
 printf '{"grid": {"dims": [6, 8], "order": "fortran"}, "stencil": "5pt"}\n' >"$work/cm-bad.json"
 run 2 cm-bad plan "$work/cm-bad.json" --nodes 'node[1-4]' --slots 12
 err_has cm-bad "grid.order: unknown 'fortran'"
@@ -482,7 +475,7 @@ err_has unknown-stencil-list "valid names for 2-D: 5pt, 9pt"
 err_has unknown-stencil-list "nearest, component, hops"
 run 2 unknown-stencil-3d plan auto:3d:nosuchstencil --nodes 'n[1-3]' --slots 4
 err_has unknown-stencil-3d "27pt, 7pt, d3q19"
-check "unknown stencil: no 2-D names offered for a 3-D grid" \
+check_cmd "unknown stencil: no 2-D names offered for a 3-D grid" \
     sh -c '! grep -q "5pt" "$1"' - "$work/unknown-stencil-3d.err"
 run 2 unknown-spec-list plan nosuchspec --nodes 'n[1-3]' --slots 4
 err_has unknown-spec-list "valid names: "
@@ -501,5 +494,4 @@ err_has node-twice "--nodes: node 'n2' is named twice"
 run 2 node-twice-compare compare auto:2d:5pt --nodes 'a,b,a' --slots 4
 err_has node-twice-compare "node 'a' is named twice"
 
-echo "$checks checks, $failures failed"
-[ "$failures" -eq 0 ]
+checks_summary

@@ -17,10 +17,7 @@ fi
 
 work=$(mktemp -d "${PWD}/draw-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
-failures=0
-checks=0
-pass() { checks=$((checks + 1)); echo "ok $checks - $1"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $1"; }
+. "${STENCILMAP_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib/checks.sh"
 
 run() { # EXPECTED_RC NAME ARGS...
     want=$1 name=$2
@@ -191,5 +188,4 @@ SLURM_JOB_NODELIST='n[1-9]' SLURM_JOB_CPUS_PER_NODE='1' \
 cmp -s "$work/in-job-hf.svg" "$work/hostfile.svg" && pass "in-job: a --hostfile placement ignores the job" \
     || fail "in-job: --hostfile drawing took the job's nodes"
 
-echo "$checks checks, $failures failed"
-[ "$failures" -eq 0 ]
+checks_summary

@@ -14,17 +14,12 @@ command -v python3 >/dev/null 2>&1 || { echo "python3 not found"; exit 99; }
 [ -x "$VERIFY" ] || { echo "not ok - $VERIFY not built (libstencilmap needs PMIx)"; exit 1; }
 
 exec python3 - "$SM" "$VERIFY" "$TOP" <<'PY'
-import re, subprocess, sys
+import os, re, subprocess, sys
 
 sm, verify, top = sys.argv[1:4]
-checks = failures = 0
-
-def check(ok, what, detail=""):
-    global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-    print("%s %d - %s%s" % ("ok" if ok else "not ok", checks, what, "" if ok else ": " + detail))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(top, "tests", "lib"))
+from checks import check, summary
 
 def roff(path):
     """the source with font changes dropped and escaped hyphens plain"""
@@ -125,6 +120,5 @@ for header in ("stencilmap.h", "stencilmap_mpi.h"):
     missing = sorted(f for f in funcs if f not in hsyn)
     check(funcs and not missing, "stencilmap.h(3) declares every function of %s" % header, "missing: %s" % missing)
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+sys.exit(summary())
 PY

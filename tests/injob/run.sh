@@ -3,7 +3,7 @@
 # In-job tests of libstencilmap, stencil-map-verify and the halo demo on a
 # real multi-node Slurm (contrib/minicluster) with PMIx (srun --mpi=pmix) and
 # Open MPI.  Builds and installs the tree into a staging prefix outside /tmp,
-# runs the CMocka unit tests (make check in libstencilmap/), brings up its
+# runs the CMocka unit tests (make check in tests/, its injob/ tests), brings up its
 # own minicluster (4 nodes x 8 CPUs, then 8,8,6,4), runs every test, prints
 # "ok NAME" / "FAIL NAME" and "N passed, M failed", and always brings the
 # cluster down.
@@ -54,7 +54,8 @@ mkdir -p "$WORK/logs" "$WORK/records"
 build() {
     SMC_BUILD_ROOT=$ROOT "$TOP/tests/integration/build.sh" "$PREFIX" || return 1
     # the probe is a check program; the CMocka tests' log is read by t_unit
-    make -C "$ROOT/obj/libstencilmap" check >"$ROOT/check.log" 2>&1 || true
+    make -C "$ROOT/obj/tests" check TESTS="injob/test_injob_env injob/test_injob_edges" \
+        >"$ROOT/check.log" 2>&1 || true
     local f
     for f in "$SM" "$VERIFY" "$HALO" "$SO" "$PROBE" "$PREFIX/include/stencilmap.h" \
         "$PREFIX/include/stencilmap_mpi.h" "$PREFIX/lib/pkgconfig/stencilmap.pc" \

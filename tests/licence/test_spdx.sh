@@ -80,5 +80,4 @@ grep -q 'GNU LESSER GENERAL PUBLIC LICENSE' LICENSES/LGPL-2.1-or-later.txt &&
     grep -q 'Version 2.1, February 1999' LICENSES/LGPL-2.1-or-later.txt && r=OK || r=FAIL
 check $r "LICENSES/LGPL-2.1-or-later.txt is the LGPL version 2.1"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+checks_summary

@@ -19,5 +19,4 @@ for k in $keys; do
 done
 grep -q '^#required stencil_map\.so' "$conf" && r=OK || r=FAIL
 check $r "the snippet has a line to enable, by the plugin's name"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+checks_summary

@@ -38,5 +38,4 @@ undefined=$(nm -D --undefined-only "$SO" | awk '{print $NF}' | grep -E '^smp_|^s
 [ -z "$undefined" ] && r=OK || r=FAIL
 check $r "no placement symbol is left for another library to provide" "$undefined"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+checks_summary

@@ -22,14 +22,9 @@ python3 - "$SM" "$VERIFY" "$TOP" "$VERSION" "$WRITE_RECORD" "$work" <<'PY'
 import json, os, re, shutil, subprocess, sys
 
 sm, verify, top, version, write_record, work = sys.argv[1:7]
-checks = failures = 0
-
-def check(ok, what, detail=""):
-    global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-    print("%s %d - %s%s" % ("ok" if ok else "not ok", checks, what, "" if ok else ": " + str(detail)[:400]))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(top, "tests", "lib"))
+from checks import check, summary
 
 def run(*args):
     p = subprocess.run(args, capture_output=True, text=True)
@@ -158,6 +153,5 @@ if os.path.exists(spec):
     m = re.search(r"^Version:\s*(\S+)", open(spec).read(), re.M)
     check(m and m.group(1) == version, "stencilmap.spec's Version is " + version, m and m.group(1))
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+sys.exit(summary())
 PY

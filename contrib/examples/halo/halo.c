@@ -25,6 +25,7 @@
 #include "stencilmap_mpi.h"
 
 struct opts {
+    long iters, bytes, warmup;
     const char *dims, *periods, *stencil;
     char buf_dims[128], buf_periods[64], buf_stencil[256];
 };
@@ -59,13 +60,9 @@ static void usage(FILE *f)
           f);
 }
 
-int main(int argc, char **argv)
+/* Reads the options into o; returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, int rank, struct opts *o)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-
     static const struct option lo[] = {{"iters", required_argument, NULL, 'i'},
                                        {"size", required_argument, NULL, 's'},
                                        {"warmup", required_argument, NULL, 'w'},
@@ -74,102 +71,75 @@ int main(int argc, char **argv)
                                        {"stencil", required_argument, NULL, 't'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
-    struct opts o;
-    memset(&o, 0, sizeof(o));
-    long iters = 100, bytes = 8192, warmup = 10;
+    memset(o, 0, sizeof(*o));
+    o->iters = 100, o->bytes = 8192, o->warmup = 10;
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "i:s:w:h", lo, NULL)) != -1) {
         switch (c) {
-        case 'i': iters = strtol(optarg, &end, 10); if (*end || iters < 1 || iters > 10000000) iters = -1; break;
-        case 's': bytes = strtol(optarg, &end, 10); if (*end || bytes < 8 || bytes > (1L << 28)) bytes = -1; break;
-        case 'w': warmup = strtol(optarg, &end, 10); if (*end || warmup < 0 || warmup > 1000000) warmup = -1; break;
-        case 'd': o.dims = optarg; break;
-        case 'p': o.periods = optarg; break;
-        case 't': o.stencil = optarg; break;
-        case 'h': if (!rank) usage(stdout); MPI_Finalize(); return 0;
-        default: if (!rank) usage(stderr); MPI_Finalize(); return 2;
+        case 'i': o->iters = strtol(optarg, &end, 10); if (*end || o->iters < 1 || o->iters > 10000000) o->iters = -1; break;
+        case 's': o->bytes = strtol(optarg, &end, 10); if (*end || o->bytes < 8 || o->bytes > (1L << 28)) o->bytes = -1; break;
+        case 'w': o->warmup = strtol(optarg, &end, 10); if (*end || o->warmup < 0 || o->warmup > 1000000) o->warmup = -1; break;
+        case 'd': o->dims = optarg; break;
+        case 'p': o->periods = optarg; break;
+        case 't': o->stencil = optarg; break;
+        case 'h': if (!rank) usage(stdout); return 0;
+        default: if (!rank) usage(stderr); return 2;
         }
     }
-    if (iters < 0 || bytes < 0 || warmup < 0 || optind < argc) {
+    if (o->iters < 0 || o->bytes < 0 || o->warmup < 0 || optind < argc) {
         if (!rank) {
             fprintf(stderr, "halo: -i wants 1..10^7, -s 8..2^28 bytes, -w 0..10^6\n");
             usage(stderr);
         }
-        MPI_Finalize();
         return 2;
     }
+    return -1;
+}
+
+/* Completes the grid when the options give it or nothing does: periods
+ * all 0, the nearest-neighbour stencil, and without any grid a 2-d one
+ * from MPI_Dims_create.  Returns where the grid comes from. */
+static const char *grid_defaults(struct opts *o, int size)
+{
     const char *source = "STENCIL_MAP_* environment";
-    if (!o.dims && !getenv("STENCIL_MAP_DIMS")) { /* not placed: a 2-d default */
+    if (!o->dims && !getenv("STENCIL_MAP_DIMS")) { /* not placed: a 2-d default */
         int d[2] = {0, 0};
         MPI_Dims_create(size, 2, d);
-        snprintf(o.buf_dims, sizeof(o.buf_dims), "%d,%d", d[0], d[1]);
-        o.dims = o.buf_dims;
+        snprintf(o->buf_dims, sizeof(o->buf_dims), "%d,%d", d[0], d[1]);
+        o->dims = o->buf_dims;
         source = "defaults (MPI_Dims_create)";
-    } else if (o.dims) {
+    } else if (o->dims) {
         source = "arguments";
     }
-    if (o.dims && !o.periods) {
-        int nd = 1;
-        for (const char *p = o.dims; *p; p++)
-            nd += *p == ',';
+    if (!o->dims)
+        return source;
+    int nd = 1;
+    for (const char *p = o->dims; *p; p++)
+        nd += *p == ',';
+    if (!o->periods) {
         size_t off = 0;
         for (int i = 0; i < nd && i < 8; i++)
-            off += (size_t)snprintf(o.buf_periods + off, sizeof(o.buf_periods) - off, "%s0", i ? "," : "");
-        o.periods = o.buf_periods;
+            off += (size_t)snprintf(o->buf_periods + off, sizeof(o->buf_periods) - off, "%s0", i ? "," : "");
+        o->periods = o->buf_periods;
     }
-    if (o.dims && !o.stencil) { /* the nearest-neighbour (5-point in 2-d) stencil */
-        int nd = 1;
-        for (const char *p = o.dims; *p; p++)
-            nd += *p == ',';
+    if (!o->stencil) { /* the nearest-neighbour (5-point in 2-d) stencil */
         size_t off = 0;
         for (int i = 0; i < nd && i < 8; i++)
             for (int s = 1; s >= -1; s -= 2)
                 for (int j = 0; j < nd; j++)
-                    off += (size_t)snprintf(o.buf_stencil + off, sizeof(o.buf_stencil) - off, "%s%d",
+                    off += (size_t)snprintf(o->buf_stencil + off, sizeof(o->buf_stencil) - off, "%s%d",
                                             j ? "," : (off ? ";" : ""), j == i ? s : 0);
-        o.stencil = o.buf_stencil;
+        o->stencil = o->buf_stencil;
     }
+    return source;
+}
 
-    stencilmap_place pl;
-    char msg[STENCILMAP_MSG_LEN];
-    stencilmap_status st = stencilmap_place_parse(&pl, lookup, &o, msg, sizeof(msg));
-    if (st != STENCILMAP_OK) {
-        if (!rank)
-            fprintf(stderr, "halo: grid from %s: %s\n", source, msg);
-        MPI_Finalize();
-        return 2;
-    }
-    MPI_Comm cart, graph;
-    st = stencilmap_mpi_cart_create(MPI_COMM_WORLD, &pl, &cart, msg, sizeof(msg));
-    int ok = st == STENCILMAP_OK, all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all_ok) {
-        if (!ok)
-            fprintf(stderr, "halo: rank %d: %s\n", rank, msg);
-        stencilmap_place_free(&pl);
-        MPI_Finalize();
-        return 2;
-    }
-    int indeg = 0, outdeg = 0;
-    st = stencilmap_mpi_stencil_graph(cart, &pl, &graph, &indeg, &outdeg, msg, sizeof(msg));
-    if (st != STENCILMAP_OK) {
-        fprintf(stderr, "halo: rank %d: %s\n", rank, msg);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    int *srcs = malloc(sizeof(int) * (size_t)(indeg + 1)), *dsts = malloc(sizeof(int) * (size_t)(outdeg + 1));
-    char *sendbuf = malloc((size_t)bytes * (size_t)(outdeg + 1));
-    char *recvbuf = malloc((size_t)bytes * (size_t)(indeg + 1));
-    double *times = malloc(sizeof(double) * (size_t)iters), *tmax = malloc(sizeof(double) * (size_t)iters);
-    if (!srcs || !dsts || !sendbuf || !recvbuf || !times || !tmax) {
-        fprintf(stderr, "halo: rank %d: out of memory\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    int *volatile unweighted = MPI_UNWEIGHTED; /* volatile: see stencilmap_mpi.h */
-    MPI_Dist_graph_neighbors(graph, indeg, srcs, unweighted, outdeg, dsts, unweighted);
-    memset(sendbuf, 0x5a, (size_t)bytes * (size_t)outdeg);
-
-    /* where do the messages go: the nodes of all ranks */
+/* Where the messages go: on rank 0, the messages per iteration that leave
+ * their node (*remote_all) and the number of nodes. */
+static void count_nodes(const int *dsts, int outdeg, int rank, int size, long long *remote_all,
+                        int *nnodes)
+{
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     int nl;
     MPI_Get_processor_name(name, &nl);
@@ -178,70 +148,176 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
                   MPI_COMM_WORLD);
-    long long remote = 0, remote_all = 0;
+    long long remote = 0;
     for (int k = 0; k < outdeg; k++)
         remote += strcmp(names + (size_t)dsts[k] * MPI_MAX_PROCESSOR_NAME, name) != 0;
-    MPI_Reduce(&remote, &remote_all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    int nnodes = 0;
+    MPI_Reduce(&remote, remote_all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    *nnodes = 0;
     if (!rank)
         for (int r = 0; r < size; r++) {
             int seen = 0;
             for (int q = 0; q < r && !seen; q++)
                 seen = !strcmp(names + (size_t)q * MPI_MAX_PROCESSOR_NAME,
                                names + (size_t)r * MPI_MAX_PROCESSOR_NAME);
-            nnodes += !seen;
+            *nnodes += !seen;
         }
+    free(names);
+}
 
+/* The neighbour lists and buffers of one rank's exchange. */
+struct halo {
+    MPI_Comm graph;
+    int indeg, outdeg;
+    int *srcs, *dsts;
+    char *sendbuf, *recvbuf;
+};
+
+/* The timed exchanges: each block carries its sender's rank and the
+ * iteration; times[it] is this rank's time of iteration it.  Returns the
+ * number of wrong blocks received. */
+static long exchange(const struct halo *h, const struct opts *o, int rank, double *times)
+{
     long bad = 0;
-    for (long it = -warmup; it < iters; it++) {
+    size_t bytes = (size_t)o->bytes;
+    for (long it = -o->warmup; it < o->iters; it++) {
         int stamp[2] = {rank, (int)it};
-        for (int k = 0; k < outdeg; k++)
-            memcpy(sendbuf + (size_t)k * (size_t)bytes, stamp, sizeof(stamp));
-        MPI_Barrier(graph);
+        for (int k = 0; k < h->outdeg; k++)
+            memcpy(h->sendbuf + (size_t)k * bytes, stamp, sizeof(stamp));
+        MPI_Barrier(h->graph);
         double t0 = MPI_Wtime();
-        MPI_Neighbor_alltoall(sendbuf, (int)bytes, MPI_BYTE, recvbuf, (int)bytes, MPI_BYTE, graph);
+        MPI_Neighbor_alltoall(h->sendbuf, (int)bytes, MPI_BYTE, h->recvbuf, (int)bytes, MPI_BYTE,
+                              h->graph);
         double t1 = MPI_Wtime();
-        for (int k = 0; k < indeg; k++) {
+        for (int k = 0; k < h->indeg; k++) {
             int got[2];
-            memcpy(got, recvbuf + (size_t)k * (size_t)bytes, sizeof(got));
-            if (got[0] != srcs[k] || got[1] != (int)it)
+            memcpy(got, h->recvbuf + (size_t)k * bytes, sizeof(got));
+            if (got[0] != h->srcs[k] || got[1] != (int)it)
                 bad++;
         }
         if (it >= 0)
             times[it] = t1 - t0;
     }
-    MPI_Reduce(times, tmax, (int)iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    long bad_all = 0;
-    MPI_Allreduce(&bad, &bad_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (!rank) {
-        qsort(tmax, (size_t)iters, sizeof(double), cmp_double);
-        double med = iters % 2 ? tmax[iters / 2] : (tmax[iters / 2 - 1] + tmax[iters / 2]) / 2;
-        char dims[128];
-        size_t off = 0;
-        for (int i = 0; i < pl.ndims; i++)
-            off += (size_t)snprintf(dims + off, sizeof(dims) - off, "%s%lld", i ? "x" : "",
-                                    (long long)pl.dims[i]);
-        printf("halo: %d ranks on %d nodes, grid %s (%s), %d offsets, %s, %ld B per neighbour, "
-               "%lld inter-node messages per iteration\n",
-               size, nnodes, dims, source, pl.noffsets,
-               getenv("STENCIL_MAP_ALGORITHM") ? getenv("STENCIL_MAP_ALGORITHM") : "no placement",
-               bytes, remote_all);
-        printf("halo: %ld iterations (+%ld warm-up): time per iteration median %.1f us, min %.1f us, "
-               "max %.1f us; halo check %s\n",
-               iters, warmup, med * 1e6, tmax[0] * 1e6, tmax[iters - 1] * 1e6,
-               bad_all ? "FAILED" : "ok");
-        if (bad_all)
-            printf("halo: %ld received blocks were wrong\n", bad_all);
-        fflush(stdout);
+    return bad;
+}
+
+/* Rank 0's report; tmax holds the slowest rank's time of each iteration. */
+static void report(const struct opts *o, const stencilmap_place *pl, const char *source, int size,
+                   int nnodes, long long remote_all, double *tmax, long bad_all)
+{
+    long iters = o->iters;
+    qsort(tmax, (size_t)iters, sizeof(double), cmp_double);
+    double med = iters % 2 ? tmax[iters / 2] : (tmax[iters / 2 - 1] + tmax[iters / 2]) / 2;
+    char dims[128];
+    size_t off = 0;
+    for (int i = 0; i < pl->ndims; i++)
+        off += (size_t)snprintf(dims + off, sizeof(dims) - off, "%s%lld", i ? "x" : "",
+                                (long long)pl->dims[i]);
+    printf("halo: %d ranks on %d nodes, grid %s (%s), %d offsets, %s, %ld B per neighbour, "
+           "%lld inter-node messages per iteration\n",
+           size, nnodes, dims, source, pl->noffsets,
+           getenv("STENCIL_MAP_ALGORITHM") ? getenv("STENCIL_MAP_ALGORITHM") : "no placement",
+           o->bytes, remote_all);
+    printf("halo: %ld iterations (+%ld warm-up): time per iteration median %.1f us, min %.1f us, "
+           "max %.1f us; halo check %s\n",
+           iters, o->warmup, med * 1e6, tmax[0] * 1e6, tmax[iters - 1] * 1e6,
+           bad_all ? "FAILED" : "ok");
+    if (bad_all)
+        printf("halo: %ld received blocks were wrong\n", bad_all);
+    fflush(stdout);
+}
+
+/* The grid of the step (or of the options) as a Cartesian communicator
+ * that keeps every rank's coordinates; returns 0 or the exit code. */
+static int make_cart(int rank, stencilmap_place *pl, MPI_Comm *cart, const char *source,
+                     struct opts *o)
+{
+    char msg[STENCILMAP_MSG_LEN];
+    stencilmap_status st = stencilmap_place_parse(pl, lookup, o, msg, sizeof(msg));
+    if (st != STENCILMAP_OK) {
+        if (!rank)
+            fprintf(stderr, "halo: grid from %s: %s\n", source, msg);
+        return 2;
     }
-    free(names);
-    free(srcs);
-    free(dsts);
-    free(sendbuf);
-    free(recvbuf);
+    st = stencilmap_mpi_cart_create(MPI_COMM_WORLD, pl, cart, msg, sizeof(msg));
+    int ok = st == STENCILMAP_OK, all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) {
+        if (!ok)
+            fprintf(stderr, "halo: rank %d: %s\n", rank, msg);
+        stencilmap_place_free(pl);
+        return 2;
+    }
+    return 0;
+}
+
+/* One graph edge per stencil offset, and buffers for BYTES per neighbour. */
+static void make_halo(MPI_Comm cart, const stencilmap_place *pl, int rank, long bytes,
+                      struct halo *h)
+{
+    char msg[STENCILMAP_MSG_LEN];
+    h->indeg = h->outdeg = 0;
+    if (stencilmap_mpi_stencil_graph(cart, pl, &h->graph, &h->indeg, &h->outdeg, msg,
+                                     sizeof(msg)) != STENCILMAP_OK) {
+        fprintf(stderr, "halo: rank %d: %s\n", rank, msg);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    h->srcs = malloc(sizeof(int) * (size_t)(h->indeg + 1));
+    h->dsts = malloc(sizeof(int) * (size_t)(h->outdeg + 1));
+    h->sendbuf = malloc((size_t)bytes * (size_t)(h->outdeg + 1));
+    h->recvbuf = malloc((size_t)bytes * (size_t)(h->indeg + 1));
+    if (!h->srcs || !h->dsts || !h->sendbuf || !h->recvbuf) {
+        fprintf(stderr, "halo: rank %d: out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int *volatile unweighted = MPI_UNWEIGHTED; /* volatile: see stencilmap_mpi.h */
+    MPI_Dist_graph_neighbors(h->graph, h->indeg, h->srcs, unweighted, h->outdeg, h->dsts,
+                             unweighted);
+    memset(h->sendbuf, 0x5a, (size_t)bytes * (size_t)h->outdeg);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    struct opts o;
+    int rc = parse_args(argc, argv, rank, &o);
+    if (rc >= 0) {
+        MPI_Finalize();
+        return rc;
+    }
+    const char *source = grid_defaults(&o, size);
+    stencilmap_place pl;
+    MPI_Comm cart;
+    if ((rc = make_cart(rank, &pl, &cart, source, &o))) {
+        MPI_Finalize();
+        return rc;
+    }
+    struct halo h;
+    make_halo(cart, &pl, rank, o.bytes, &h);
+    long long remote_all = 0;
+    int nnodes;
+    count_nodes(h.dsts, h.outdeg, rank, size, &remote_all, &nnodes);
+
+    double *times = malloc(sizeof(double) * (size_t)o.iters);
+    double *tmax = malloc(sizeof(double) * (size_t)o.iters);
+    if (!times || !tmax) {
+        fprintf(stderr, "halo: rank %d: out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    long bad = exchange(&h, &o, rank, times), bad_all = 0;
+    MPI_Reduce(times, tmax, (int)o.iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(&bad, &bad_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (!rank)
+        report(&o, &pl, source, size, nnodes, remote_all, tmax, bad_all);
+    free(h.srcs);
+    free(h.dsts);
+    free(h.sendbuf);
+    free(h.recvbuf);
     free(times);
     free(tmax);
-    MPI_Comm_free(&graph);
+    MPI_Comm_free(&h.graph);
     MPI_Comm_free(&cart);
     stencilmap_place_free(&pl);
     MPI_Finalize();

@@ -19,16 +19,28 @@ prefix=${1:-/var/lib/smc-plugin-prefix}
 root=${SMC_BUILD_ROOT:-/var/lib/smc-plugin-build}
 case $prefix$root in /tmp/*) echo "build.sh: use paths outside /tmp" >&2; exit 2 ;; esac
 src=$root/src obj=$root/obj
+manifest=$root/.sources
+# a copy made before the list of copied files was kept: start it afresh
+[ -f "$manifest" ] || rm -rf "$src" "$root/.configured"
 mkdir -p "$src" "$obj"
-# copy the source tree (only what git would consider source)
+# copy the source tree (only what git would consider source); a file the
+# last copy had and the tree no longer has is removed from the copy, or a
+# moved header would still shadow its new place there
 (cd "$top" && git ls-files -co --exclude-standard -z |
     while IFS= read -r -d '' f; do
         [ -f "$f" ] || continue
+        printf '%s\0' "$f"
         if ! cmp -s "$f" "$src/$f"; then
             mkdir -p "$src/$(dirname "$f")"
             cp -p "$f" "$src/$f"
         fi
-    done)
+    done) >"$manifest.new"
+if [ -f "$manifest" ]; then
+    # in the old list only: gone from the tree
+    comm -z -23 <(sort -z "$manifest") <(sort -z "$manifest.new") |
+        while IFS= read -r -d '' f; do rm -f "$src/$f"; done
+fi
+mv "$manifest.new" "$manifest"
 stamp=$root/.configured
 flags="prefix=$prefix cflags=${SMC_CFLAGS:-} ldflags=${SMC_LDFLAGS:-} slurm=${SMC_SLURM:-}"
 if [ ! -f "$stamp" ] || [ "$src/configure.ac" -nt "$stamp" ] || [ "$(cat "$stamp")" != "$flags" ] ||

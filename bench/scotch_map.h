@@ -1,5 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The Scotch comparator (issue 6): the stencil graph mapped by libscotch
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The Scotch comparator: the stencil graph mapped by libscotch
  * onto a complete graph whose vertices weigh each node's share, with exact
  * balance requested.  Not part of the installed library: only the CLI's
  * compare and the bench link it, and only when libscotch-dev was found at

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The Scotch comparator: builds the stencil graph in Scotch's compressed
  * form and asks SCOTCH_graphMap for a mapping onto a weighted complete
  * graph of the node shares, balance ratio 0 (exact).  Scotch treats the

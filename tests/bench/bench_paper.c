@@ -94,13 +94,13 @@ static void instance_setup(const struct instance *in, const char *family, int64_
         die(&err);
 }
 
-/* Issue 1's bars for Hyperplane's median J_sum/blocked, per family. */
+/* The bars set for Hyperplane's median J_sum/blocked, per family. */
 static const double hyperplane_bar[3] = {0.70, 0.30, 0.50};
-/* Issue 6's Scotch medians (exact balance) on this set, per family: auto
- * must be at or below them even where Scotch is not installed. */
-static const double scotch_issue_median[3] = {0.614, 0.106, 0.435};
+/* Scotch's medians (exact balance) on this set as first measured, per
+ * family: auto must be at or below them even where Scotch is not installed. */
+static const double scotch_first_median[3] = {0.614, 0.106, 0.435};
 
-/* Issue 17: auto's median J_sum/blocked per family before "objective"
+/* auto's median J_sum/blocked per family before "objective"
  * existed; with "objective": "max" the medians may rise by 2 % at most. */
 static const double auto_sum_median_before[3] = {0.589, 0.106, 0.418};
 
@@ -441,7 +441,7 @@ int main(int argc, char **argv)
         static long long js[NALGS + 1][MAX_INST];
         int beats[NALGS + 1] = {0}, ninst = 0, scotch_exact = 0, refined = 0;
         int n2d = 0, auto_opt = 0, scotch_opt = 0, below_bound = 0;
-        /* issue 17: auto-max's J_max above the best single construction's */
+        /* auto-max's J_max above the best single construction's */
         int max_worse = 0, sum_max_worse = 0;
         double sum_max_ratio = 1; /* auto's J_max over the best construction's, at worst */
         /* auto (sum, then max) against each peer and the best one (NPEERS) */
@@ -600,13 +600,13 @@ int main(int argc, char **argv)
             "%s: auto-max J_max above the best single construction's on %d of %d instances (must be 0)",
             families[f], max_worse, ninst);
         bar(med[AUTOMAX_COL] <= 1.02 * auto_sum_median_before[f],
-            "%s: auto-max median J_sum/blocked %.3f <= 1.02 x %.3f (auto's before issue 17)",
+            "%s: auto-max median J_sum/blocked %.3f <= 1.02 x %.3f (auto's before objectives)",
             families[f], med[AUTOMAX_COL], auto_sum_median_before[f]);
         bar(med[0] <= hyperplane_bar[f], "%s: hyperplane median J_sum/blocked %.3f <= %.2f", families[f], med[0],
             hyperplane_bar[f]);
-        bar(med[AUTO_COL] <= scotch_issue_median[f],
-            "%s: auto median J_sum/blocked %.3f <= Scotch's %.3f as measured for issue 6", families[f],
-            med[AUTO_COL], scotch_issue_median[f]);
+        bar(med[AUTO_COL] <= scotch_first_median[f],
+            "%s: auto median J_sum/blocked %.3f <= Scotch's %.3f as first measured", families[f],
+            med[AUTO_COL], scotch_first_median[f]);
         if (n2d) {
             bar(auto_opt == n2d && below_bound == 0,
                 "%s: auto attains the proven optimum on %d of the %d 2-D instances (none below it: %s)",
@@ -705,7 +705,7 @@ int main(int argc, char **argv)
     } else {
         bar(false, "1M ranks: auto did not run");
     }
-    /* issue 17's budgets, for both objectives */
+    /* the CPU and memory budgets, for both objectives */
     for (int o = 0; o < 2; o++) {
         const struct big_result *r = o ? &automax_r : &auto_r;
         const char *name = o ? "auto-max" : "auto";

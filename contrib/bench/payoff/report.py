@@ -119,7 +119,7 @@ def table(cases, rows, note):
 
 def verdict(cases, rows):
     """The issue's bars, each line saying met or NOT met with the figures."""
-    out = ["", "Bars (issue 9):"]
+    out = ["", "Bars:"]
     all_met = True
     big = False
     for c in cases:

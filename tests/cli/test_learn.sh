@@ -7,22 +7,18 @@
 # explains the profile badly.  Plain exit status for automake's harness.
 
 SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
+TOP=${STENCILMAP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found"; exit 99; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/learn-test.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
 
-exec python3 - "$SM" "$WORK" <<'PY'
+exec python3 - "$SM" "$WORK" "$TOP" <<'PY'
 import itertools, json, os, subprocess, sys
 
-sm, work = sys.argv[1:3]
-checks = failures = 0
-
-def check(ok, what, detail=""):
-    global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-    print("%s %d - %s%s" % ("ok" if ok else "not ok", checks, what, "" if ok else ": " + str(detail)))
+sm, work, top = sys.argv[1:4]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(top, "tests", "lib"))
+from checks import check, summary
 
 def coords(r, dims, colmajor):
     c = [0] * len(dims)
@@ -260,6 +256,5 @@ check(p.returncode == 2 and "--profile " in p.stderr and "rank.0" in p.stderr, "
 p = subprocess.run([sm, "score", bad, "--profile", lam], capture_output=True, text=True)
 check(p.returncode == 2 and "--nodes" in p.stderr, "score --profile needs --nodes and --slots", p.stderr)
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+sys.exit(summary())
 PY

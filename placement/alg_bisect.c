@@ -195,6 +195,89 @@ static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int
     jobs[(*njobs)++] = (struct bs_job){lo, lo + split, a, bm};
 }
 
+/* The context's tables: node prefixes, the rank permutation and its
+ * scratch, per-rank coordinates (dimension-major), the neighbour lists. */
+static smp_status bs_ctx_init(struct bs_ctx *c, const smp_grid *grid, const smp_stencil *st,
+                              int nnodes, smp_error *err)
+{
+    smp_status s = smp_nbr_init(&c->nb, grid, st, err);
+    if (s)
+        return s;
+    int64_t p = grid->size, maxlen = 1;
+    int d = grid->ndims;
+    for (int i = 0; i < d; i++)
+        if (grid->dims[i] > maxlen)
+            maxlen = grid->dims[i];
+    smp_strides(grid, c->stride);
+    for (int i = 0; i < d; i++) {
+        c->reach[i] = 0;
+        for (int k = 0; k < st->count; k++) {
+            int x = abs(st->offsets[k * d + i]);
+            if (x > c->reach[i])
+                c->reach[i] = x;
+        }
+    }
+    c->prefix = malloc(sizeof(int64_t) * ((size_t)nnodes + 1));
+    c->perm = malloc(sizeof(int32_t) * (size_t)p);
+    c->tmp = malloc(sizeof(int32_t) * (size_t)p);
+    c->count = malloc(sizeof(int64_t) * (size_t)(maxlen + 1));
+    c->side = calloc((size_t)p, sizeof(uint32_t));
+    c->nt = malloc(sizeof(int64_t) * (size_t)c->nb.nk);
+    c->nw = malloc(sizeof(double) * (size_t)c->nb.nk);
+    c->p = p;
+    c->coord = malloc(sizeof(int32_t) * (size_t)p * (size_t)d);
+    if (!c->prefix || !c->perm || !c->tmp || !c->count || !c->side || !c->nt || !c->nw || !c->coord)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "bisect: out of memory for %lld ranks", (long long)p);
+    c->prefix[0] = 0;
+    for (int i = 0; i < nnodes; i++)
+        c->prefix[i + 1] = c->prefix[i] + c->cap[i];
+    for (int64_t r = 0; r < p; r++) {
+        c->perm[r] = (int32_t)r;
+        for (int i = 0; i < d; i++)
+            c->coord[(size_t)i * (size_t)p + (size_t)r] = (int32_t)((r / c->stride[i]) % grid->dims[i]);
+    }
+    return SMP_OK;
+}
+
+static void bs_ctx_free(struct bs_ctx *c)
+{
+    smp_nbr_free(&c->nb);
+    free(c->prefix);
+    free(c->perm);
+    free(c->tmp);
+    free(c->count);
+    free(c->side);
+    free(c->nt);
+    free(c->nw);
+    free(c->coord);
+}
+
+/* The first jobs: the whole grid over every node, or each part over its
+ * run of groups, its ranks gathered in part order (a stable counting sort:
+ * part q's ranks then fill perm[prefix[first[q]], prefix[first[q + 1]])). */
+static smp_status bs_seed_jobs(struct bs_ctx *c, int nnodes, const int32_t *part_of_rank,
+                               const int32_t *first, int nparts, struct bs_job *jobs, int *njobs,
+                               smp_error *err)
+{
+    if (!part_of_rank) {
+        jobs[(*njobs)++] = (struct bs_job){0, c->p, 0, nnodes};
+        return SMP_OK;
+    }
+    int64_t *fill = malloc(sizeof(int64_t) * ((size_t)nparts + 1));
+    if (!fill)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "bisect: out of memory for %d parts", nparts);
+    for (int q = 0; q < nparts; q++)
+        fill[q] = c->prefix[first[q]];
+    for (int64_t r = 0; r < c->p; r++)
+        c->perm[fill[part_of_rank[r]]++] = (int32_t)r;
+    free(fill);
+    for (int q = 0; q < nparts; q++)
+        if (first[q + 1] > first[q])
+            jobs[(*njobs)++] = (struct bs_job){c->prefix[first[q]], c->prefix[first[q + 1]], first[q],
+                                               first[q + 1]};
+    return SMP_OK;
+}
+
 /* Bisects every part of the grid into its run of groups: with parts NULL
  * the whole grid into groups [0, nnodes); otherwise part_of_rank[r] names
  * rank r's part, part q owns groups [first[q], first[q + 1]), and its
@@ -205,89 +288,22 @@ static smp_status bisect_parts(const smp_grid *grid, const smp_stencil *st, cons
                                int nparts, int32_t *node_of_rank, smp_error *err)
 {
     struct bs_ctx c = {.grid = grid, .cap = cap, .node_of_rank = node_of_rank};
-    struct bs_job *jobs = NULL;
-    smp_status s = smp_nbr_init(&c.nb, grid, st, err);
-    if (s)
-        return s;
-    int64_t p = grid->size, maxlen = 1;
-    int d = grid->ndims;
-    for (int i = 0; i < d; i++)
-        if (grid->dims[i] > maxlen)
-            maxlen = grid->dims[i];
-    smp_strides(grid, c.stride);
-    for (int i = 0; i < d; i++) {
-        c.reach[i] = 0;
-        for (int k = 0; k < st->count; k++) {
-            int x = abs(st->offsets[k * d + i]);
-            if (x > c.reach[i])
-                c.reach[i] = x;
-        }
-    }
-    c.prefix = malloc(sizeof(int64_t) * ((size_t)nnodes + 1));
-    c.perm = malloc(sizeof(int32_t) * (size_t)p);
-    c.tmp = malloc(sizeof(int32_t) * (size_t)p);
-    c.count = malloc(sizeof(int64_t) * (size_t)(maxlen + 1));
-    c.side = calloc((size_t)p, sizeof(uint32_t));
-    c.nt = malloc(sizeof(int64_t) * (size_t)c.nb.nk);
-    c.nw = malloc(sizeof(double) * (size_t)c.nb.nk);
-    c.p = p;
-    c.coord = malloc(sizeof(int32_t) * (size_t)p * (size_t)d);
-    if (!c.prefix || !c.perm || !c.tmp || !c.count || !c.side || !c.nt || !c.nw || !c.coord) {
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "bisect: out of memory for %lld ranks", (long long)p);
-        goto done;
-    }
-    c.prefix[0] = 0;
-    for (int i = 0; i < nnodes; i++)
-        c.prefix[i + 1] = c.prefix[i] + cap[i];
-    for (int64_t r = 0; r < p; r++) {
-        c.perm[r] = (int32_t)r;
-        for (int i = 0; i < d; i++)
-            c.coord[(size_t)i * (size_t)p + (size_t)r] = (int32_t)((r / c.stride[i]) % grid->dims[i]);
-    }
     /* a stack of jobs rather than recursion: with very uneven nodes the
      * splits can nest as deep as there are nodes; every split adds one
-     * job net, so nnodes + 1 entries are enough */
-    jobs = malloc(sizeof(struct bs_job) * ((size_t)nnodes + (size_t)nparts + 1));
-    if (!jobs) {
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "bisect: out of memory for %d nodes", nnodes);
-        goto done;
-    }
+     * job net, so nnodes + nparts + 1 entries are enough */
+    struct bs_job *jobs = NULL;
     int njobs = 0;
-    if (!part_of_rank) {
-        jobs[njobs++] = (struct bs_job){0, p, 0, nnodes};
-    } else {
-        /* ranks in part order (a stable counting sort, reusing tmp): part
-         * q's ranks then fill perm[prefix[first[q]], prefix[first[q + 1]]) */
-        int64_t *fill = malloc(sizeof(int64_t) * ((size_t)nparts + 1));
-        if (!fill) {
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "bisect: out of memory for %d parts", nparts);
-            goto done;
-        }
-        for (int q = 0; q < nparts; q++)
-            fill[q] = c.prefix[first[q]];
-        for (int64_t r = 0; r < p; r++)
-            c.perm[fill[part_of_rank[r]]++] = (int32_t)r;
-        free(fill);
-        for (int q = 0; q < nparts; q++)
-            if (first[q + 1] > first[q])
-                jobs[njobs++] = (struct bs_job){c.prefix[first[q]], c.prefix[first[q + 1]],
-                                                first[q], first[q + 1]};
-    }
-    while (njobs > 0) {
+    smp_status s = bs_ctx_init(&c, grid, st, nnodes, err);
+    if (!s && !(jobs = malloc(sizeof(struct bs_job) * ((size_t)nnodes + (size_t)nparts + 1))))
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "bisect: out of memory for %d nodes", nnodes);
+    if (!s)
+        s = bs_seed_jobs(&c, nnodes, part_of_rank, first, nparts, jobs, &njobs, err);
+    while (!s && njobs > 0) {
         struct bs_job job = jobs[--njobs];
         bisect(&c, job, jobs, &njobs);
     }
-done:
-    smp_nbr_free(&c.nb);
-    free(c.prefix);
-    free(c.perm);
-    free(c.tmp);
-    free(c.count);
-    free(c.side);
-    free(c.nt);
-    free(c.nw);
+    bs_ctx_free(&c);
     free(jobs);
-    free(c.coord);
     return s;
 }
 

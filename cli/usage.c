@@ -9,6 +9,12 @@
 static const char spec_line[] =
     "SPEC     a JSON spec file, a spec name from the specs directory, or\n"
     "         ALGORITHM:<d>d:STENCIL such as auto:2d:5pt\n";
+/* plan's and compare's allocation: the same three options */
+static const char allocation_lines[] =
+    "--nodes HOSTLIST  node names in Slurm's syntax, e.g. 'n[01-04],gpu7'\n"
+    "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
+    "--ranks P         the number of ranks, for specs with automatic dims\n"
+    "                  (default: every slot)\n";
 
 static const char exit_line[] = "Exit status: 0 ok, 2 bad input, 3 infeasible, 4 system error.\n";
 
@@ -27,11 +33,7 @@ static void plan_usage(FILE *out)
           "\n",
           out);
     fputs(spec_line, out);
-    fputs("--nodes HOSTLIST  node names in Slurm's syntax, e.g. 'n[01-04],gpu7'\n"
-          "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
-          "--ranks P         the number of ranks, for specs with automatic dims\n"
-          "                  (default: every slot)\n",
-          out);
+    fputs(allocation_lines, out);
     fprintf(out, "--algorithm A     %s\n", smp_algorithm_names());
     fputs("                  (default: the spec's)\n"
           "--hostfile FILE   write line r = node of rank r ('-': standard output)\n"
@@ -86,11 +88,8 @@ static void compare_usage(FILE *out)
           "\n",
           out);
     fputs(spec_line, out);
-    fputs("--nodes HOSTLIST  node names in Slurm's syntax, e.g. 'n[01-04],gpu7'\n"
-          "--slots COUNTS    ranks per node as in SLURM_JOB_CPUS_PER_NODE, e.g. '48(x3),32'\n"
-          "--ranks P         the number of ranks, for specs with automatic dims\n"
-          "                  (default: every slot)\n"
-          "--sockets COUNTS  sockets per node, as --slots: add each algorithm's\n"
+    fputs(allocation_lines, out);
+    fputs("--sockets COUNTS  sockets per node, as --slots: add each algorithm's\n"
           "                  inter-socket edges and the naive split's\n"
           "--json            one JSON object\n"
           "--map             draw each algorithm's placement, one letter per node\n"

@@ -13,6 +13,7 @@
 #include <scotch.h>
 
 #include "algorithms.h"
+#include "edges.h"
 #include "scotch_map.h"
 
 const char *smp_scotch_version(void)
@@ -46,22 +47,140 @@ static int cmp_arc(const void *a, const void *b)
     return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-/* Other end of edge (v, offset o*sign), or -1 when it leaves the grid or
- * wraps back onto v. */
-static int64_t edge_end(const smp_grid *g, const int64_t *stride, const int64_t *coord,
-                        int64_t v, const int32_t *o, int sign)
+/* The stencil graph in Scotch's compressed form. */
+struct sc_graph {
+    SCOTCH_Num *verttab, *edgetab, *edlotab;
+    size_t na;
+};
+
+static void sc_graph_free(struct sc_graph *gr)
 {
-    int64_t t = v;
-    for (int i = 0; i < g->ndims; i++) {
-        int64_t x = coord[i] + sign * (int64_t)o[i];
-        if (x < 0 || x >= g->dims[i]) {
-            if (!g->periods[i])
-                return -1;
-            x = ((x % g->dims[i]) + g->dims[i]) % g->dims[i];
+    free(gr->verttab);
+    free(gr->edgetab);
+    free(gr->edlotab);
+}
+
+/* Scotch wants a symmetric graph without loops or multi-edges: the
+ * directed edges v->t and t->v of the stencil become one edge whose
+ * weight is their sum, so a cut edge costs what J_sum counts. */
+static smp_status sc_graph_build(const smp_grid *grid, const smp_stencil *st, struct sc_graph *gr,
+                                 smp_error *err)
+{
+    int64_t p = grid->size;
+    int k = st->count;
+    size_t maxarcs = (size_t)p * 2 * (size_t)k;
+    smp_edge_walk w;
+    memset(gr, 0, sizeof(*gr));
+    smp_status s = smp_edge_walk_init(&w, grid, st, true, err); /* entry k + o is -o */
+    gr->verttab = malloc(sizeof(SCOTCH_Num) * (size_t)(p + 1));
+    gr->edgetab = malloc(sizeof(SCOTCH_Num) * maxarcs);
+    gr->edlotab = malloc(sizeof(SCOTCH_Num) * maxarcs);
+    SCOTCH_Num *iw = malloc(sizeof(SCOTCH_Num) * (size_t)k);
+    SCOTCH_Num *arcs = malloc(sizeof(SCOTCH_Num) * 4 * (size_t)k); /* (end, weight) pairs */
+    if (!s && (!gr->verttab || !gr->edgetab || !gr->edlotab || !iw || !arcs))
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory for %lld ranks", (long long)p);
+    if (!s)
+        edge_weights(st, iw);
+    int64_t c[SMP_MAX_DIMS];
+    smp_edge_walk_first(&w, c);
+    for (int64_t v = 0; v < p && !s; v++, smp_edge_walk_next(&w, c)) {
+        size_t first = gr->na;
+        gr->verttab[v] = (SCOTCH_Num)gr->na;
+        int n = 0;
+        for (int e = 0; e < w.count; e++) {
+            int64_t t = smp_edge_target(&w, c, v, e);
+            if (t < 0 || t == v)
+                continue;
+            arcs[2 * n] = (SCOTCH_Num)t;
+            arcs[2 * n + 1] = iw[e % k];
+            n++;
         }
-        t += (x - coord[i]) * stride[i];
+        qsort(arcs, (size_t)n, 2 * sizeof(SCOTCH_Num), cmp_arc);
+        for (int i = 0; i < n; i++) {
+            if (gr->na > first && gr->edgetab[gr->na - 1] == arcs[2 * i]) {
+                gr->edlotab[gr->na - 1] += arcs[2 * i + 1];
+                continue;
+            }
+            gr->edgetab[gr->na] = arcs[2 * i];
+            gr->edlotab[gr->na++] = arcs[2 * i + 1];
+        }
     }
-    return t == v ? -1 : t;
+    if (!s)
+        gr->verttab[p] = (SCOTCH_Num)gr->na;
+    smp_edge_walk_free(&w);
+    free(iw);
+    free(arcs);
+    return s;
+}
+
+/* Maps the graph onto the complete graph of the node shares; Scotch's
+ * status (0 on success). */
+static int sc_map(const struct sc_graph *gr, int64_t p, int ndense, SCOTCH_Num *share,
+                  SCOTCH_Num *parttab)
+{
+    SCOTCH_Graph g, cg;
+    SCOTCH_Arch arch;
+    SCOTCH_Strat strat;
+    SCOTCH_Context ctx;
+    SCOTCH_randomReset();
+    if (SCOTCH_graphInit(&g) || SCOTCH_graphInit(&cg) || SCOTCH_archInit(&arch) ||
+        SCOTCH_stratInit(&strat) || SCOTCH_contextInit(&ctx))
+        return -1;
+    int rc = SCOTCH_graphBuild(&g, 0, (SCOTCH_Num)p, gr->verttab, NULL, NULL, NULL,
+                               (SCOTCH_Num)gr->na, gr->edgetab, gr->edlotab);
+    /* one thread, as the placement core runs: the comparison is per core,
+     * and a single thread keeps Scotch's answer reproducible */
+    if (!rc)
+        rc = SCOTCH_contextThreadSpawn(&ctx, 1, NULL);
+    if (!rc)
+        rc = SCOTCH_contextRandomClone(&ctx);
+    if (!rc)
+        rc = SCOTCH_contextBindGraph(&ctx, &g, &cg);
+    if (!rc)
+        rc = SCOTCH_archCmpltw(&arch, ndense, share);
+    /* the default strategy with the balance ratio forced to 0, as
+     * scotch_gmap -b0 does */
+    if (!rc)
+        rc = SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATDEFAULT, ndense, 0.0);
+    if (!rc)
+        rc = SCOTCH_graphMap(&cg, &arch, &strat, parttab);
+    SCOTCH_stratExit(&strat);
+    SCOTCH_archExit(&arch);
+    SCOTCH_graphExit(&cg);
+    SCOTCH_graphExit(&g);
+    SCOTCH_contextExit(&ctx);
+    return rc;
+}
+
+/* Takes Scotch's answer and checks it against the shares and the slots. */
+static smp_status sc_take(const SCOTCH_Num *parttab, int64_t p, const SCOTCH_Num *share, int ndense,
+                          const int32_t *slots, int nnodes, int32_t *node_of_rank,
+                          smp_scotch_info *info, smp_error *err)
+{
+    int64_t *got = calloc((size_t)nnodes, sizeof(int64_t));
+    if (!got)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory");
+    for (int64_t v = 0; v < p; v++) {
+        if (parttab[v] < 0 || parttab[v] >= ndense) {
+            free(got);
+            return smp_error_set(err, SMP_ERR_SYSTEM, "scotch: rank %lld mapped to part %d of %d",
+                                 (long long)v, (int)parttab[v], ndense);
+        }
+        node_of_rank[v] = (int32_t)parttab[v];
+        got[parttab[v]]++;
+    }
+    for (int i = 0; i < ndense; i++) {
+        if (got[i] > share[i]) {
+            info->overfull++;
+            if (got[i] - share[i] > info->max_excess)
+                info->max_excess = got[i] - share[i];
+        }
+        info->over_slots += got[i] > slots[i];
+        info->empty += got[i] == 0;
+    }
+    info->exact = info->overfull == 0; /* sums match, so none is short either */
+    free(got);
+    return SMP_OK;
 }
 
 smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
@@ -99,127 +218,20 @@ smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int
         left -= share[ndense];
     }
     int64_t p = grid->size;
-    int k = st->count, d = grid->ndims;
-    size_t maxarcs = (size_t)p * 2 * (size_t)k;
-    SCOTCH_Num *verttab = malloc(sizeof(SCOTCH_Num) * (size_t)(p + 1));
-    SCOTCH_Num *edgetab = malloc(sizeof(SCOTCH_Num) * maxarcs);
-    SCOTCH_Num *edlotab = malloc(sizeof(SCOTCH_Num) * maxarcs);
+    struct sc_graph gr;
     SCOTCH_Num *parttab = malloc(sizeof(SCOTCH_Num) * (size_t)p);
-    SCOTCH_Num *iw = malloc(sizeof(SCOTCH_Num) * (size_t)k);
-    SCOTCH_Num *arcs = malloc(sizeof(SCOTCH_Num) * 4 * (size_t)k); /* (end, weight) pairs */
-    smp_status s = SMP_OK;
-    if (!verttab || !edgetab || !edlotab || !parttab || !iw || !arcs) {
+    smp_status s = sc_graph_build(grid, st, &gr, err);
+    if (!s && !parttab)
         s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory for %lld ranks", (long long)p);
-        goto out;
-    }
-    edge_weights(st, iw);
-    int64_t stride[SMP_MAX_DIMS], coord[SMP_MAX_DIMS] = {0};
-    smp_strides(grid, stride);
-    /* Scotch wants a symmetric graph without loops or multi-edges: the
-     * directed edges v->t and t->v of the stencil become one edge whose
-     * weight is their sum, so a cut edge costs what J_sum counts. */
-    size_t na = 0;
-    for (int64_t v = 0; v < p; v++) {
-        size_t first = na;
-        verttab[v] = (SCOTCH_Num)na;
-        int n = 0;
-        for (int o = 0; o < k; o++)
-            for (int sign = 1; sign >= -1; sign -= 2) {
-                int64_t t = edge_end(grid, stride, coord, v, st->offsets + (size_t)o * d, sign);
-                if (t < 0)
-                    continue;
-                arcs[2 * n] = (SCOTCH_Num)t;
-                arcs[2 * n + 1] = iw[o];
-                n++;
-            }
-        qsort(arcs, (size_t)n, 2 * sizeof(SCOTCH_Num), cmp_arc);
-        for (int i = 0; i < n; i++) {
-            if (na > first && edgetab[na - 1] == arcs[2 * i]) {
-                edlotab[na - 1] += arcs[2 * i + 1];
-                continue;
-            }
-            edgetab[na] = arcs[2 * i];
-            edlotab[na++] = arcs[2 * i + 1];
-        }
-        for (int i = d - 1; i >= 0; i--) {
-            if (++coord[i] < grid->dims[i])
-                break;
-            coord[i] = 0;
-        }
-    }
-    verttab[p] = (SCOTCH_Num)na;
-
-    SCOTCH_Graph g, cg;
-    SCOTCH_Arch arch;
-    SCOTCH_Strat strat;
-    SCOTCH_Context ctx;
-    SCOTCH_randomReset();
-    if (SCOTCH_graphInit(&g) || SCOTCH_graphInit(&cg) || SCOTCH_archInit(&arch) ||
-        SCOTCH_stratInit(&strat) || SCOTCH_contextInit(&ctx)) {
+    int rc = s ? 0 : sc_map(&gr, p, ndense, share, parttab);
+    if (!s && rc < 0)
         s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: cannot initialise");
-        goto out;
-    }
-    int rc = SCOTCH_graphBuild(&g, 0, (SCOTCH_Num)p, verttab, NULL, NULL, NULL, (SCOTCH_Num)na, edgetab,
-                               edlotab);
-    /* one thread, as the placement core runs: the comparison is per core,
-     * and a single thread keeps Scotch's answer reproducible */
-    if (!rc)
-        rc = SCOTCH_contextThreadSpawn(&ctx, 1, NULL);
-    if (!rc)
-        rc = SCOTCH_contextRandomClone(&ctx);
-    if (!rc)
-        rc = SCOTCH_contextBindGraph(&ctx, &g, &cg);
-    if (!rc)
-        rc = SCOTCH_archCmpltw(&arch, ndense, share);
-    /* the default strategy with the balance ratio forced to 0, as
-     * scotch_gmap -b0 does */
-    if (!rc)
-        rc = SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATDEFAULT, ndense, 0.0);
-    if (!rc)
-        rc = SCOTCH_graphMap(&cg, &arch, &strat, parttab);
-    SCOTCH_stratExit(&strat);
-    SCOTCH_archExit(&arch);
-    SCOTCH_graphExit(&cg);
-    SCOTCH_graphExit(&g);
-    SCOTCH_contextExit(&ctx);
-    if (rc) {
+    else if (!s && rc)
         s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: SCOTCH_graphMap failed (%d)", rc);
-        goto out;
-    }
-    /* check the answer against the shares and the slots */
-    int64_t *got = calloc((size_t)nnodes, sizeof(int64_t));
-    if (!got) {
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory");
-        goto out;
-    }
-    for (int64_t v = 0; v < p; v++) {
-        if (parttab[v] < 0 || parttab[v] >= ndense) {
-            free(got);
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: rank %lld mapped to part %d of %d",
-                              (long long)v, (int)parttab[v], ndense);
-            goto out;
-        }
-        node_of_rank[v] = (int32_t)parttab[v];
-        got[parttab[v]]++;
-    }
-    for (int i = 0; i < ndense; i++) {
-        if (got[i] > share[i]) {
-            info->overfull++;
-            if (got[i] - share[i] > info->max_excess)
-                info->max_excess = got[i] - share[i];
-        }
-        info->over_slots += got[i] > slots[i];
-        info->empty += got[i] == 0;
-    }
-    info->exact = info->overfull == 0; /* sums match, so none is short either */
-    free(got);
-out:
-    free(share);
-    free(verttab);
-    free(edgetab);
-    free(edlotab);
+    if (!s)
+        s = sc_take(parttab, p, share, ndense, slots, nnodes, node_of_rank, info, err);
+    sc_graph_free(&gr);
     free(parttab);
-    free(iw);
-    free(arcs);
+    free(share);
     return s;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "edges.h"
 #include "svg.h"
 
 #define PANEL_W 600.0   /* room for one panel's slices */
@@ -99,22 +100,6 @@ static void xml_text(FILE *f, const char *s)
             if ((unsigned char)*s >= 0x20)
                 fputc(*s, f);
         }
-}
-
-/* rank at coords + offset, -1 when it leaves a non-periodic grid */
-static int64_t neighbour(const smp_grid *g, const int64_t *c, const int32_t *off)
-{
-    int64_t t[SMP_MAX_DIMS];
-    for (int i = 0; i < g->ndims; i++) {
-        int64_t x = c[i] + off[i];
-        if (x < 0 || x >= g->dims[i]) {
-            if (!g->periods[i])
-                return -1;
-            x = ((x % g->dims[i]) + g->dims[i]) % g->dims[i];
-        }
-        t[i] = x;
-    }
-    return smp_grid_rank(g, t); /* row- or column-major, as the grid numbers ranks */
 }
 
 /* ---- layout ----------------------------------------------------------- */
@@ -257,6 +242,13 @@ static int panel_fill(struct panel *p, const svg_input *in, const struct layout 
     smp_error err;
     if (smp_score_compute(g, st, node_of_rank, nn, &p->score, &err))
         memset(&p->score, 0, sizeof(p->score));
+    smp_edge_walk walk;
+    if (smp_edge_walk_init(&walk, g, st, false, &err)) {
+        smp_edge_walk_free(&walk);
+        free(buf);
+        panel_free(p);
+        return -1;
+    }
     int64_t dc[SMP_MAX_DIMS], lo[SMP_MAX_DIMS], hi[SMP_MAX_DIMS], c[SMP_MAX_DIMS];
     for (int64_t cell = 0; cell < L->cells; cell++) {
         cell_coords(L, cell, dc);
@@ -271,7 +263,7 @@ static int panel_fill(struct panel *p, const svg_input *in, const struct layout 
             buf[n++] = node_of_rank[r];
             for (int k = 0; k < st->count; k++) {
                 const int32_t *off = st->offsets + (size_t)k * d;
-                int64_t nb = neighbour(g, c, off);
+                int64_t nb = smp_edge_target(&walk, c, r, k);
                 edges += nb >= 0;
                 if (nb < 0 || node_of_rank[nb] == node_of_rank[r])
                     continue;
@@ -304,6 +296,7 @@ static int panel_fill(struct panel *p, const svg_input *in, const struct layout 
         }
         p->node[cell] = best;
     }
+    smp_edge_walk_free(&walk);
     free(buf);
     return 0;
 }

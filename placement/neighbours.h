@@ -6,20 +6,14 @@
 #ifndef STENCILMAP_NEIGHBOURS_H
 #define STENCILMAP_NEIGHBOURS_H
 
+#include "edges.h"
 #include "stencilmap/placement.h"
 
 typedef struct {
-    const smp_grid *grid;
-    int d;
-    int nk;          /* entries per rank: offsets, or 2x offsets if asymmetric */
-    int32_t *off;    /* nk * d */
-    double *w;       /* nk: weight of the edge(s) this entry stands for */
-    double *wout;    /* nk: the part of w that leaves the rank (the rest enters) */
-    int64_t *delta;  /* nk: the offset as a rank difference, without wrap */
-    int64_t stride[SMP_MAX_DIMS];
-    /* a rank whose coordinate i lies in [lo[i], hi[i]) has every entry
-     * inside the grid without wrapping: t = v + delta */
-    int64_t lo[SMP_MAX_DIMS], hi[SMP_MAX_DIMS];
+    smp_edge_walk walk; /* the entries: offsets, then their negatives if asymmetric */
+    int nk;             /* entries per rank (walk.count) */
+    double *w;          /* nk: weight of the edge(s) this entry stands for */
+    double *wout;       /* nk: the part of w that leaves the rank (the rest enters) */
 } smp_nbr;
 
 /* For a symmetric stencil (every offset o has -o with the same weight)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Two levels (issue 6): once the ranks are on their nodes, split each
+/* Two levels: once the ranks are on their nodes, split each
  * node's ranks over its sockets (or NUMA domains) so that few stencil
  * edges cross sockets inside a node.  Edges between nodes are fixed by
  * then and do not count here.
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "algorithms.h"
+#include "edges.h"
 
 /* Keeps the per-socket counters of the score small enough to allocate. */
 #define SMP_MAX_TOTAL_SOCKETS ((int64_t)1 << 26)
@@ -88,40 +89,51 @@ done:
     return s;
 }
 
+/* Per socket (base[node] + socket), the directed edges leaving it for
+ * another socket of the same node, counted and weighed. */
+static void socket_cut(const smp_edge_walk *w, const smp_stencil *st, const int32_t *node_of_rank,
+                       const int32_t *socket_of_rank, const int64_t *base, int64_t *out_cnt,
+                       double *out_w)
+{
+    int64_t c[SMP_MAX_DIMS];
+    smp_edge_walk_first(w, c);
+    for (int64_t r = 0; r < w->grid->size; r++, smp_edge_walk_next(w, c)) {
+        int32_t node = node_of_rank[r], sock = socket_of_rank[r];
+        for (int o = 0; o < w->count; o++) {
+            int64_t t = smp_edge_target(w, c, r, o);
+            if (t < 0 || node_of_rank[t] != node || socket_of_rank[t] == sock)
+                continue;
+            out_cnt[base[node] + sock]++;
+            out_w[base[node] + sock] += st->weights ? st->weights[o] : 1.0;
+        }
+    }
+}
+
 smp_status smp_socket_score_compute(const smp_grid *grid, const smp_stencil *st,
                                     const int32_t *node_of_rank, int nnodes,
                                     const int32_t *sockets, const int32_t *socket_of_rank,
                                     smp_socket_score *score, smp_error *err)
 {
     memset(score, 0, sizeof(*score));
-    if (grid->order == SMP_ORDER_COLUMN_MAJOR) { /* the same ranks, row-major */
-        smp_canon c;
-        smp_status s = smp_canon_make(&c, grid, st, err);
-        if (!s)
-            s = smp_socket_score_compute(&c.grid, &c.st, node_of_rank, nnodes, sockets,
-                                         socket_of_rank, score, err);
-        smp_canon_free(&c);
-        return s;
-    }
-    if (st->ndims != grid->ndims)
-        return smp_error_set(err, SMP_ERR_INPUT,
-                             "stencil: has %d dimensions but the grid has %d", st->ndims, grid->ndims);
     smp_status s = check_args(grid, node_of_rank, nnodes, sockets, NULL, err);
     if (s)
         return s;
-    int d = grid->ndims, k = st->count;
-    int64_t *base = malloc(sizeof(int64_t) * ((size_t)nnodes + 1));
-    int64_t *delta = malloc(sizeof(int64_t) * (size_t)(k > 0 ? k : 1));
-    if (!base || !delta) {
-        free(base);
-        free(delta);
-        return smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory");
+    smp_edge_walk w;
+    if ((s = smp_edge_walk_init(&w, grid, st, false, err))) {
+        smp_edge_walk_free(&w);
+        return s;
+    }
+    int64_t *out_cnt = NULL, *base = malloc(sizeof(int64_t) * ((size_t)nnodes + 1));
+    double *out_w = NULL;
+    if (!base) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory");
+        goto done;
     }
     base[0] = 0;
     for (int n = 0; n < nnodes; n++)
         base[n + 1] = base[n] + sockets[n];
-    int64_t *out_cnt = calloc((size_t)base[nnodes], sizeof(int64_t));
-    double *out_w = calloc((size_t)base[nnodes], sizeof(double));
+    out_cnt = calloc((size_t)base[nnodes], sizeof(int64_t));
+    out_w = calloc((size_t)base[nnodes], sizeof(double));
     if (!out_cnt || !out_w) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory for %lld sockets",
                           (long long)base[nnodes]);
@@ -134,44 +146,7 @@ smp_status smp_socket_score_compute(const smp_grid *grid, const smp_stencil *st,
                               (int)sockets[node_of_rank[r]]);
             goto done;
         }
-    int64_t stride[SMP_MAX_DIMS];
-    smp_strides(grid, stride);
-    for (int o = 0; o < k; o++) {
-        delta[o] = 0;
-        for (int i = 0; i < d; i++)
-            delta[o] += (int64_t)st->offsets[o * d + i] * stride[i];
-    }
-    /* directed edges as score.c counts them: one per rank and offset whose
-     * target is in the grid (wrapping on periodic axes) */
-    int64_t c[SMP_MAX_DIMS] = {0};
-    for (int64_t r = 0; r < grid->size; r++) {
-        int32_t node = node_of_rank[r], sock = socket_of_rank[r];
-        for (int o = 0; o < k; o++) {
-            const int32_t *off = st->offsets + o * d;
-            int64_t t = r + delta[o];
-            bool inside = true;
-            for (int i = 0; i < d; i++) {
-                int64_t x = c[i] + off[i];
-                if (x >= 0 && x < grid->dims[i])
-                    continue;
-                if (!grid->periods[i]) {
-                    inside = false;
-                    break;
-                }
-                int64_t wrapped = ((x % grid->dims[i]) + grid->dims[i]) % grid->dims[i];
-                t += (wrapped - x) * stride[i];
-            }
-            if (!inside || node_of_rank[t] != node || socket_of_rank[t] == sock)
-                continue;
-            out_cnt[base[node] + sock]++;
-            out_w[base[node] + sock] += st->weights ? st->weights[o] : 1.0;
-        }
-        for (int i = d - 1; i >= 0; i--) {
-            if (++c[i] < grid->dims[i])
-                break;
-            c[i] = 0;
-        }
-    }
+    socket_cut(&w, st, node_of_rank, socket_of_rank, base, out_cnt, out_w);
     for (int64_t g = 0; g < base[nnodes]; g++) {
         score->j_sum += out_cnt[g];
         score->w_sum += out_w[g];
@@ -181,8 +156,8 @@ smp_status smp_socket_score_compute(const smp_grid *grid, const smp_stencil *st,
             score->w_max = out_w[g];
     }
 done:
+    smp_edge_walk_free(&w);
     free(base);
-    free(delta);
     free(out_cnt);
     free(out_w);
     return s;

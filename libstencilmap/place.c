@@ -304,6 +304,13 @@ stencilmap_status stencilmap_place_parse(stencilmap_place *pl, stencilmap_getenv
 }
 
 /* ---- grid ---------------------------------------------------------------- */
+/* The one deliberate twin of placement/edges.h: this grid arithmetic and
+ * the edge walk below are how the running job checks the planner, so they
+ * share none of its code (a bug in a shared walk would make the plan and
+ * the check agree on a wrong count, and the check would hide it).
+ * tests/injob/test_injob_edges.c holds the two to the same counts on
+ * random grids (1 to 5 dimensions, periodic or not, row- or column-major,
+ * weighted, offsets longer than the grid) and on the core's real plans. */
 void stencilmap_rank_coords(const stencilmap_place *pl, int64_t rank, int64_t *coords)
 {
     for (int k = 0; k < pl->ndims; k++) {

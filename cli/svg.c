@@ -598,6 +598,75 @@ static int notes_write(const smp_grid *g, const struct layout *L, bool heat, int
     return n;
 }
 
+/* The subtitle: the grid, the stencil, the allocation, and what the plan
+ * saves over blocked when both are drawn. */
+static void subtitle(char *sub, size_t size, const svg_input *in, const struct panel *pp,
+                     const struct panel *pb)
+{
+    const smp_grid *g = in->grid;
+    size_t off = (size_t)snprintf(sub, size, "grid ");
+    for (int i = 0; i < g->ndims && off < size; i++)
+        off += (size_t)snprintf(sub + off, size - off, "%s%lld%s", i ? "\xc3\x97" : "",
+                                (long long)g->dims[i], g->periods[i] ? " (periodic)" : "");
+    if (off < size)
+        off += (size_t)snprintf(sub + off, size - off,
+                                ", stencil %.64s (%d offsets), %lld ranks on %d nodes",
+                                in->stencil->name[0] ? in->stencil->name : "custom",
+                                in->stencil->count, (long long)g->size, in->nodes->count);
+    if (in->blocked && pb->score.j_sum > 0 && off < size)
+        snprintf(sub + off, size - off, "; inter-node edges %lld, blocked %lld: %lld fewer (%.0f%%)",
+                 (long long)pp->score.j_sum, (long long)pb->score.j_sum,
+                 (long long)(pb->score.j_sum - pp->score.j_sum),
+                 100.0 * (double)(pb->score.j_sum - pp->score.j_sum) / (double)pb->score.j_sum);
+}
+
+/* The XML declaration, the svg element, the style sheet, the description
+ * and the white background. */
+static void svg_head(FILE *f, const smp_grid *g, const struct layout *L, double width, double height)
+{
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+            "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
+            width, height, width, height);
+    fputs("<style>.title{font-size:17px;font-weight:bold}.sub{font-size:13px;fill:#222222}"
+          ".head{font-size:14px;font-weight:bold}.slice{font-size:11px;fill:#333333}"
+          ".letter{text-anchor:middle;font-weight:bold}.legend{font-size:12px}"
+          ".note{font-size:12px;fill:#333333}.warn{font-size:12px;fill:#a00000;font-weight:bold}</style>\n",
+          f);
+    fprintf(f, "<desc>stencil-map placement: %lld ranks, %lld drawn cells per panel%s</desc>\n",
+            (long long)g->size, (long long)L->cells, L->aggregated ? " (blocks of ranks)" : "");
+    fprintf(f, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
+}
+
+/* Lines of text down from y: the first step, then step between lines;
+ * class cls, or with warn per line "warn" or "note".  Returns the last y. */
+static double text_lines(FILE *f, double y, double first, double step, const char *cls,
+                         char lines[][NOTE_CHARS + 1], int n, const bool *warn)
+{
+    for (int i = 0; i < n; i++) {
+        y += i ? step : first;
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"%s\">", MARGIN, y,
+                warn ? (warn[i] ? "warn" : "note") : cls);
+        xml_text(f, lines[i]);
+        fputs("</text>\n", f);
+    }
+    return y;
+}
+
+/* One panel: its heading, its figures, its drawing. */
+static void panel_write(FILE *f, const svg_input *in, const struct layout *L, const struct panel *P,
+                        int blocked, double x0, double top, double panel_head, bool heat)
+{
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"head\">", x0, top);
+    xml_text(f, blocked ? "blocked (Slurm's default)" : in->plan_label ? in->plan_label : "placement");
+    fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" class=\"sub\">", x0, top + 17);
+    if (smp_stencil_weighted(in->stencil)) /* the objective first */
+        fprintf(f, "weighted J_sum %g, J_max %g; ", P->score.w_sum, P->score.w_max);
+    fprintf(f, "J_sum %lld, J_max %lld</text>\n", (long long)P->score.j_sum, (long long)P->score.j_max);
+    draw_panel(f, in, L, P, x0, top + panel_head + 4, blocked ? "blocked" : "plan", heat);
+}
+
 int svg_write(FILE *f, const svg_input *in)
 {
     const smp_grid *g = in->grid;
@@ -631,20 +700,7 @@ int svg_write(FILE *f, const svg_input *in)
     int ntitle = wrap(in->title ? in->title : "stencil-map placement", false,
                       (int)((width - 2 * MARGIN) / 10.5), title_line, unused, 0);
     char sub[900];
-    size_t off = (size_t)snprintf(sub, sizeof(sub), "grid ");
-    for (int i = 0; i < g->ndims && off < sizeof(sub); i++)
-        off += (size_t)snprintf(sub + off, sizeof(sub) - off, "%s%lld%s", i ? "\xc3\x97" : "",
-                                (long long)g->dims[i], g->periods[i] ? " (periodic)" : "");
-    if (off < sizeof(sub))
-        off += (size_t)snprintf(sub + off, sizeof(sub) - off,
-                                ", stencil %.64s (%d offsets), %lld ranks on %d nodes",
-                                in->stencil->name[0] ? in->stencil->name : "custom",
-                                in->stencil->count, (long long)g->size, nn);
-    if (in->blocked && pb.score.j_sum > 0 && off < sizeof(sub))
-        snprintf(sub + off, sizeof(sub) - off, "; inter-node edges %lld, blocked %lld: %lld fewer (%.0f%%)",
-                 (long long)pp.score.j_sum, (long long)pb.score.j_sum,
-                 (long long)(pb.score.j_sum - pp.score.j_sum),
-                 100.0 * (double)(pb.score.j_sum - pp.score.j_sum) / (double)pb.score.j_sum);
+    subtitle(sub, sizeof(sub), in, &pp, &pb);
     int nsub = wrap(sub, false, (int)((width - 2 * MARGIN) / 7.4), sub_line, unused, 0);
     double top = 10 + 18 + (ntitle - 1) * 21 + 4 + nsub * 17 + 35;
     double panel_head = 24 + (L.labels ? 4 : 0);
@@ -659,57 +715,17 @@ int svg_write(FILE *f, const svg_input *in)
     int nnotes = notes_write(g, &L, heat, (int)((width - 2 * MARGIN) / 6.8), note_line, note_warn);
     double height = notes_y + nnotes * 17 + 14;
 
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-    fprintf(f,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-            "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
-            width, height, width, height);
-    fputs("<style>.title{font-size:17px;font-weight:bold}.sub{font-size:13px;fill:#222222}"
-          ".head{font-size:14px;font-weight:bold}.slice{font-size:11px;fill:#333333}"
-          ".letter{text-anchor:middle;font-weight:bold}.legend{font-size:12px}"
-          ".note{font-size:12px;fill:#333333}.warn{font-size:12px;fill:#a00000;font-weight:bold}</style>\n",
-          f);
-    fprintf(f, "<desc>stencil-map placement: %lld ranks, %lld drawn cells per panel%s</desc>\n",
-            (long long)g->size, (long long)L.cells, L.aggregated ? " (blocks of ranks)" : "");
-    fprintf(f, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
+    svg_head(f, g, &L, width, height);
     double ty = 10;
-    for (int i = 0; i < ntitle; i++) {
-        ty += i ? 21 : 18;
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"title\">", MARGIN, ty);
-        xml_text(f, title_line[i]);
-        fputs("</text>\n", f);
-    }
-    ty += 4;
-    for (int i = 0; i < nsub; i++) {
-        ty += 17;
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"sub\">", MARGIN, ty);
-        xml_text(f, sub_line[i]);
-        fputs("</text>\n", f);
-    }
-    for (int p = 0; p < panels; p++) {
-        double x0 = MARGIN + p * (pw + PANEL_GAP);
-        const struct panel *P = p ? &pb : &pp;
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"head\">", x0, top);
-        xml_text(f, p ? "blocked (Slurm's default)" : in->plan_label ? in->plan_label : "placement");
-        fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" class=\"sub\">", x0, top + 17);
-        if (smp_stencil_weighted(in->stencil)) /* the objective first */
-            fprintf(f, "weighted J_sum %g, J_max %g; ", P->score.w_sum, P->score.w_max);
-        fprintf(f, "J_sum %lld, J_max %lld</text>\n", (long long)P->score.j_sum,
-                (long long)P->score.j_max);
-        draw_panel(f, in, &L, P, x0, top + panel_head + 4, p ? "blocked" : "plan", heat);
-    }
+    ty = text_lines(f, ty, 18, 21, "title", title_line, ntitle, NULL) + 4;
+    text_lines(f, ty, 17, 17, "sub", sub_line, nsub, NULL);
+    for (int p = 0; p < panels; p++)
+        panel_write(f, in, &L, p ? &pb : &pp, p, MARGIN + p * (pw + PANEL_GAP), top, panel_head, heat);
     if (heat)
         heat_legend(f, in, &pp, in->blocked ? &pb : NULL, legend_y);
     else
         legend(f, in, &pp, in->blocked ? &pb : NULL, legend_y, width, cols);
-    double ny = notes_y;
-    for (int i = 0; i < nnotes; i++) {
-        ny += 17;
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"%s\">", MARGIN, ny,
-                note_warn[i] ? "warn" : "note");
-        xml_text(f, note_line[i]);
-        fputs("</text>\n", f);
-    }
+    text_lines(f, notes_y, 17, 17, NULL, note_line, nnotes, note_warn);
     fputs("</svg>\n", f);
     panel_free(&pp);
     panel_free(&pb);

@@ -217,6 +217,23 @@ static void panel_free(struct panel *p)
     memset(p, 0, sizeof(*p));
 }
 
+/* The node that holds most of a block's n ranks (sorts nodes[]). */
+static int32_t most_common(int32_t *nodes, int64_t n)
+{
+    if (n > 1)
+        qsort(nodes, (size_t)n, sizeof(int32_t), cmp_i32);
+    int32_t best = nodes[0];
+    int64_t best_run = 0, run = 0;
+    for (int64_t k = 0; k < n; k++) {
+        run = k && nodes[k] == nodes[k - 1] ? run + 1 : 1;
+        if (run > best_run) {
+            best_run = run;
+            best = nodes[k];
+        }
+    }
+    return best;
+}
+
 static int panel_fill(struct panel *p, const svg_input *in, const struct layout *L,
                       const int32_t *node_of_rank)
 {
@@ -283,18 +300,7 @@ static int panel_fill(struct panel *p, const svg_input *in, const struct layout 
         }
         p->count[cell] = n;
         p->cut[cell] = edges ? (float)cut / (float)edges : 0.0f;
-        if (n > 1)
-            qsort(buf, (size_t)n, sizeof(int32_t), cmp_i32);
-        int32_t best = buf[0];
-        int64_t best_run = 0, run = 0;
-        for (int64_t k = 0; k < n; k++) {
-            run = k && buf[k] == buf[k - 1] ? run + 1 : 1;
-            if (run > best_run) {
-                best_run = run;
-                best = buf[k];
-            }
-        }
-        p->node[cell] = best;
+        p->node[cell] = most_common(buf, n);
     }
     smp_edge_walk_free(&walk);
     free(buf);

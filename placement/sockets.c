@@ -170,6 +170,78 @@ static bool socket_better(const smp_socket_score *a, const smp_socket_score *b, 
     return weighted ? a->w_max < b->w_max : a->j_max < b->j_max;
 }
 
+/* The groups the ranks are split into: every (node, socket) with a share
+ * > 0, numbered node by node (node n's are [first[n], first[n + 1])); at
+ * most one per rank. */
+struct sock_groups {
+    int64_t *count;          /* ranks per node */
+    int32_t *first;          /* nnodes + 1 */
+    int32_t *cap, *parent, *sock; /* per group: share, node, socket */
+};
+
+static void groups_free(struct sock_groups *gr)
+{
+    free(gr->count);
+    free(gr->first);
+    free(gr->cap);
+    free(gr->parent);
+    free(gr->sock);
+}
+
+static smp_status groups_make(struct sock_groups *gr, const smp_grid *grid, const int32_t *node_of_rank,
+                              int nnodes, const int32_t *sockets, smp_error *err)
+{
+    size_t nn = (size_t)(nnodes > 0 ? nnodes : 1);
+    memset(gr, 0, sizeof(*gr));
+    gr->count = malloc(sizeof(int64_t) * nn);
+    gr->first = malloc(sizeof(int32_t) * (nn + 1));
+    if (!gr->count || !gr->first)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory for %d nodes", nnodes);
+    smp_status s = check_args(grid, node_of_rank, nnodes, sockets, gr->count, err);
+    if (s)
+        return s;
+    size_t ng = 0;
+    for (int n = 0; n < nnodes; n++)
+        ng += (size_t)(gr->count[n] < sockets[n] ? gr->count[n] : sockets[n]);
+    size_t gsz = ng ? ng : 1;
+    gr->cap = malloc(sizeof(int32_t) * gsz);
+    gr->parent = malloc(sizeof(int32_t) * gsz);
+    gr->sock = malloc(sizeof(int32_t) * gsz);
+    if (!gr->cap || !gr->parent || !gr->sock)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory for %zu groups", gsz);
+    int32_t g = 0;
+    for (int n = 0; n < nnodes; n++) {
+        gr->first[n] = g;
+        for (int k = 0; k < sockets[n]; k++) {
+            int64_t share = smp_socket_share(gr->count[n], sockets[n], k);
+            if (share == 0)
+                break; /* shares never rise with k */
+            gr->cap[g] = (int32_t)share;
+            gr->parent[g] = n;
+            gr->sock[g++] = k;
+        }
+    }
+    gr->first[nnodes] = g;
+    return SMP_OK;
+}
+
+/* Refines the split label[] (a group per rank) within each node, then
+ * writes it as sockets into socket_of_rank and scores it. */
+static smp_status refine_split(const smp_grid *grid, const smp_stencil *st, const int32_t *node_of_rank,
+                               int nnodes, const int32_t *sockets, const struct sock_groups *gr,
+                               int32_t *label, int32_t *socket_of_rank, smp_socket_score *score,
+                               smp_error *err)
+{
+    smp_status s = smp_refine_within(grid, st, label, gr->first[nnodes], gr->parent,
+                                      smp_refine_default_budget(grid->size), NULL, err);
+    if (s)
+        return s;
+    for (int64_t r = 0; r < grid->size; r++)
+        socket_of_rank[r] = gr->sock[label[r]];
+    return smp_socket_score_compute(grid, st, node_of_rank, nnodes, sockets, socket_of_rank, score,
+                                    err);
+}
+
 smp_status smp_plan_sockets(const smp_grid *grid, const smp_stencil *st,
                             const int32_t *node_of_rank, int nnodes, const int32_t *sockets,
                             int32_t *socket_of_rank, smp_socket_score *score, smp_error *err)
@@ -186,82 +258,35 @@ smp_status smp_plan_sockets(const smp_grid *grid, const smp_stencil *st,
     if (st->ndims != grid->ndims)
         return smp_error_set(err, SMP_ERR_INPUT,
                              "stencil: has %d dimensions but the grid has %d", st->ndims, grid->ndims);
-    size_t nn = (size_t)(nnodes > 0 ? nnodes : 1), p = (size_t)grid->size;
-    int64_t *count = malloc(sizeof(int64_t) * nn);
-    int32_t *first = malloc(sizeof(int32_t) * (nn + 1));
-    int32_t *cap = NULL, *parent = NULL, *sock = NULL, *label = NULL, *naive = NULL;
-    smp_status s;
-    if (!count || !first) {
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory for %d nodes", nnodes);
-        goto done;
-    }
-    if ((s = check_args(grid, node_of_rank, nnodes, sockets, count, err)))
-        goto done;
-    /* the groups: every (node, socket) with a share > 0, numbered node by
-     * node; at most one per rank */
-    size_t ng = 0;
-    for (int n = 0; n < nnodes; n++)
-        ng += (size_t)(count[n] < sockets[n] ? count[n] : sockets[n]);
-    size_t gsz = ng ? ng : 1;
-    cap = malloc(sizeof(int32_t) * gsz);
-    parent = malloc(sizeof(int32_t) * gsz);
-    sock = malloc(sizeof(int32_t) * gsz);
-    label = malloc(sizeof(int32_t) * (p ? p : 1));
-    naive = malloc(sizeof(int32_t) * (p ? p : 1));
-    if (!cap || !parent || !sock || !label || !naive) {
+    size_t p = (size_t)grid->size;
+    struct sock_groups gr;
+    int32_t *label = NULL, *naive = NULL;
+    smp_status s = groups_make(&gr, grid, node_of_rank, nnodes, sockets, err);
+    if (!s && (!(label = malloc(sizeof(int32_t) * (p ? p : 1))) ||
+               !(naive = malloc(sizeof(int32_t) * (p ? p : 1)))))
         s = smp_error_set(err, SMP_ERR_SYSTEM, "sockets: out of memory for %zu ranks", p);
-        goto done;
-    }
-    int32_t g = 0;
-    for (int n = 0; n < nnodes; n++) {
-        first[n] = g;
-        for (int k = 0; k < sockets[n]; k++) {
-            int64_t share = smp_socket_share(count[n], sockets[n], k);
-            if (share == 0)
-                break; /* shares never rise with k */
-            cap[g] = (int32_t)share;
-            parent[g] = n;
-            sock[g++] = k;
-        }
-    }
-    first[nnodes] = g;
-    bool weighted = smp_stencil_weighted(st);
-    int64_t budget = smp_refine_default_budget(grid->size);
     smp_socket_score best, other;
     /* bisection inside each node, refined */
-    if ((s = smp_bisect_within(grid, st, cap, g, node_of_rank, first, nnodes, label, err)))
-        goto done;
-    if ((s = smp_refine_within(grid, st, label, g, parent, budget, NULL, err)))
-        goto done;
-    for (size_t r = 0; r < p; r++)
-        socket_of_rank[r] = sock[label[r]];
-    if ((s = smp_socket_score_compute(grid, st, node_of_rank, nnodes, sockets, socket_of_rank,
-                                      &best, err)))
-        goto done;
+    if (!s)
+        s = smp_bisect_within(grid, st, gr.cap, gr.first[nnodes], node_of_rank, gr.first, nnodes,
+                              label, err);
+    if (!s)
+        s = refine_split(grid, st, node_of_rank, nnodes, sockets, &gr, label, socket_of_rank, &best,
+                         err);
     /* the naive split, refined the same way, in case it is better */
-    if ((s = smp_sockets_naive(grid, node_of_rank, nnodes, sockets, naive, err)))
-        goto done;
-    for (size_t r = 0; r < p; r++)
-        label[r] = first[node_of_rank[r]] + naive[r];
-    if ((s = smp_refine_within(grid, st, label, g, parent, budget, NULL, err)))
-        goto done;
-    for (size_t r = 0; r < p; r++)
-        naive[r] = sock[label[r]];
-    if ((s = smp_socket_score_compute(grid, st, node_of_rank, nnodes, sockets, naive, &other,
-                                      err)))
-        goto done;
-    if (socket_better(&other, &best, weighted)) {
+    if (!s)
+        s = smp_sockets_naive(grid, node_of_rank, nnodes, sockets, naive, err);
+    for (size_t r = 0; !s && r < p; r++)
+        label[r] = gr.first[node_of_rank[r]] + naive[r];
+    if (!s)
+        s = refine_split(grid, st, node_of_rank, nnodes, sockets, &gr, label, naive, &other, err);
+    if (!s && socket_better(&other, &best, smp_stencil_weighted(st))) {
         memcpy(socket_of_rank, naive, sizeof(int32_t) * p);
         best = other;
     }
-    if (score)
+    if (!s && score)
         *score = best;
-done:
-    free(count);
-    free(first);
-    free(cap);
-    free(parent);
-    free(sock);
+    groups_free(&gr);
     free(label);
     free(naive);
     return s;

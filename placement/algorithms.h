@@ -42,6 +42,26 @@ smp_status smp_refine_known(const smp_grid *grid, const smp_stencil *st, int32_t
                             int nnodes, int64_t budget, smp_objective obj, const smp_score *known,
                             smp_refine_stats *stats, smp_error *err);
 
+/* Annealing (anneal.c): a randomised search that auto runs after
+ * refinement on small grids, for (weighted) J_sum; under SMP_OBJ_MAX no
+ * node's outgoing cut may pass the input's J_max.  Keeps every node's
+ * share, never returns a placement worse by the objective than its input,
+ * and depends only on its input.  Budget in work units (<= 0:
+ * smp_anneal_default_budget). */
+#define SMP_ANNEAL_MAX_RANKS 4096
+#define SMP_ANNEAL_MAX_ENTRIES ((int64_t)1 << 20) /* stored neighbour entries */
+#define SMP_ANNEAL_WORK_PER_RANK 10000
+#define SMP_ANNEAL_WORK_MAX 6000000
+typedef struct {
+    int64_t work;
+    smp_score before, after;
+} smp_anneal_stats;
+bool smp_anneal_applies(const smp_grid *grid, const smp_stencil *st);
+int64_t smp_anneal_default_budget(int64_t ranks);
+smp_status smp_anneal(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                      int nnodes, int64_t budget, smp_objective obj, smp_anneal_stats *stats,
+                      smp_error *err);
+
 /* a better than b: lower J_sum (weighted if weights are given), then J_max
  * (objective.c) */
 bool smp_score_better(const smp_score *a, const smp_score *b, bool weighted);

@@ -48,6 +48,9 @@ struct auto_run {
     int32_t *trial; /* the placement being built or refined */
     int32_t *built; /* under "max", on grids up to AUTO_KEEP_MAX_RANKS: the
                      * candidate's construction, for its second refinement */
+    int32_t *sum_best; /* under "max", where annealing applies: the best
+                        * placement by J_sum that refinement reached... */
+    smp_score sum_best_score; /* ...and its score (j_sum < 0: none yet) */
     struct cand cands[(SMP_MAX_DIMS + 1) * SMP_ALG_COUNT];
     int nc;
     int64_t budget;
@@ -160,6 +163,12 @@ static smp_status refine_way(struct auto_run *a, const struct cand *c, int way, 
     if (way == 1 && (s = refine_step(a, SMP_OBJ_SUM, &c->sc, &rs, err)))
         return s;
     smp_score now = rs.after;
+    if (way == 1 && a->sum_best &&
+        (a->sum_best_score.j_sum < 0 ||
+         smp_score_better_for(&now, &a->sum_best_score, a->weighted, SMP_OBJ_SUM))) {
+        memcpy(a->sum_best, a->trial, a->bytes);
+        a->sum_best_score = now;
+    }
     /* (a budget of 0 would mean the default one: skip instead) */
     if ((way == 0 || a->budget >= a->grid->size) && (s = refine_step(a, a->obj, &now, &rs, err)))
         return s;
@@ -196,6 +205,53 @@ static smp_status refine_all(struct auto_run *a, smp_error *err)
     return SMP_OK;
 }
 
+/* On small grids, the best placement annealed (anneal.c: for J_sum, then
+ * under "max" refined for J_max), kept when it is better by the
+ * objective. */
+/* Anneals trial (holding a placement) for aobj, refines the result for
+ * J_max under "max", and keeps it when it beats out by the objective. */
+static smp_status anneal_one(struct auto_run *a, smp_objective aobj, smp_error *err)
+{
+    smp_anneal_stats as;
+    smp_status s = smp_anneal(a->grid, a->st, a->trial, a->nnodes, 0, aobj, &as, err);
+    if (s || same_score(&as.after, &as.before))
+        return s;
+    smp_score now = as.after;
+    if (a->obj == SMP_OBJ_MAX) {
+        smp_refine_stats rs;
+        s = smp_refine_known(a->grid, a->st, a->trial, a->nnodes, 0, SMP_OBJ_MAX, &now, &rs, err);
+        if (s)
+            return s;
+        now = rs.after;
+    }
+    if (smp_score_better_for(&now, &a->out->score, a->weighted, a->obj)) {
+        memcpy(a->out->node_of_rank, a->trial, a->bytes);
+        a->out->score = now;
+        a->out->refined = true;
+    }
+    return SMP_OK;
+}
+
+/* On small grids, annealing after refinement (anneal.c).  Under "max" the
+ * best placement by J_sum is annealed for J_sum first (then refined for
+ * J_max: a low J_sum often comes with a low J_max), then the best by
+ * J_max for J_sum without raising its J_max. */
+static smp_status anneal_best(struct auto_run *a, smp_error *err)
+{
+    if (!smp_anneal_applies(a->grid, a->st))
+        return SMP_OK;
+    smp_status s = SMP_OK;
+    if (a->sum_best && a->sum_best_score.j_sum >= 0) {
+        memcpy(a->trial, a->sum_best, a->bytes);
+        s = anneal_one(a, SMP_OBJ_SUM, err);
+    }
+    if (!s) {
+        memcpy(a->trial, a->out->node_of_rank, a->bytes);
+        s = anneal_one(a, a->obj, err);
+    }
+    return s;
+}
+
 smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                          const int32_t *dense, int ndense, int nnodes, smp_objective obj,
                          smp_placement *out, smp_error *err)
@@ -210,15 +266,21 @@ smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int3
     bool keep = obj == SMP_OBJ_MAX && grid->size >= 2 && grid->size <= AUTO_KEEP_MAX_RANKS;
     if (keep)
         a->built = malloc(a->bytes);
+    bool sum_best = obj == SMP_OBJ_MAX && smp_anneal_applies(grid, st);
+    if (sum_best)
+        a->sum_best = malloc(a->bytes);
+    a->sum_best_score.j_sum = -1;
     smp_status s;
-    if (!a->trial || (keep && !a->built))
+    if (!a->trial || (keep && !a->built) || (sum_best && !a->sum_best))
         s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
     else if (!(s = construct_all(a, err)) && grid->size >= 2) {
         sort_cands(a);
-        s = refine_all(a, err);
+        if (!(s = refine_all(a, err)))
+            s = anneal_best(a, err);
     }
     free(a->trial);
     free(a->built);
+    free(a->sum_best);
     free(a);
     return s;
 }

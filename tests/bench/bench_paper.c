@@ -337,10 +337,13 @@ static struct big_result big_run(const char *self, const char *name, bool small)
 }
 
 /* ---- two levels ----------------------------------------------------------- */
-/* auto's placement of every instance, each node's ranks then split over S
- * sockets by smp_plan_sockets and by the naive split (consecutive ranks);
- * the split must keep every socket's share exactly and never lose to the
- * naive one. */
+/* auto's placement (objective sum) of every instance, kept from the main
+ * table so that the two-level section need not plan it again */
+static int32_t *auto_placement[3][MAX_INST];
+
+/* Each node's ranks of auto's placement then split over S sockets by
+ * smp_plan_sockets and by the naive split (consecutive ranks); the split
+ * must keep every socket's share exactly and never lose to the naive one. */
 static void sockets_section(void)
 {
     static const int socket_counts[] = {2, 4};
@@ -374,24 +377,25 @@ static void sockets_section(void)
                     slots[i] = n;
                     sockets[i] = S;
                 }
-                smp_placement pl;
+                const int32_t *node_of_rank = auto_placement[f][t];
+                if (!node_of_rank) {
+                    fprintf(stderr, "bench_paper: no auto placement of instance %d\n", t);
+                    exit(1);
+                }
                 smp_socket_score sp, sn;
-                if (smp_plan(&grid, &st, slots, N, SMP_ALG_AUTO, &pl, &err) ||
-                    smp_plan_sockets(&grid, &st, pl.node_of_rank, N, sockets, split, &sp,
-                                     &err) ||
-                    smp_sockets_naive(&grid, pl.node_of_rank, N, sockets, naive, &err) ||
-                    smp_socket_score_compute(&grid, &st, pl.node_of_rank, N, sockets, naive,
-                                             &sn, &err))
+                if (smp_plan_sockets(&grid, &st, node_of_rank, N, sockets, split, &sp, &err) ||
+                    smp_sockets_naive(&grid, node_of_rank, N, sockets, naive, &err) ||
+                    smp_socket_score_compute(&grid, &st, node_of_rank, N, sockets, naive, &sn,
+                                             &err))
                     die(&err);
                 for (int64_t r = 0; r < grid.size; r++)
-                    count[(int64_t)pl.node_of_rank[r] * S + split[r]]++;
+                    count[(int64_t)node_of_rank[r] * S + split[r]]++;
                 for (int i = 0; i < N; i++)
                     for (int k = 0; k < S; k++)
                         unsound += count[(int64_t)i * S + k] != smp_socket_share(n, S, k);
                 ratio[ninst++] = sn.j_sum ? (double)sp.j_sum / (double)sn.j_sum : 1;
                 better += sp.j_sum < sn.j_sum;
                 worse += sp.j_sum > sn.j_sum;
-                smp_placement_free(&pl);
                 smp_stencil_free(&st);
                 free(slots);
                 free(sockets);
@@ -470,8 +474,11 @@ int main(int argc, char **argv)
                     scs[a] = pl.score;
                     if (!placement_sound(&grid, &st, slots, N, &pl))
                         unsound++;
-                    if (a == AUTO_COL)
+                    if (a == AUTO_COL) {
                         refined += pl.refined;
+                        auto_placement[f][t] = pl.node_of_rank; /* for the two levels */
+                        pl.node_of_rank = NULL;
+                    }
                     smp_placement_free(&pl);
                 } else if (s != SMP_ERR_INFEASIBLE)
                     die(&err);

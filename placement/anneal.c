@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Annealing: a longer, randomised search that auto runs after refinement
+ * on small grids, where the pairwise refinement stops in a local optimum
+ * that a few coordinated moves across three nodes, or a few uphill steps,
+ * would leave.
+ *
+ * The state is always a placement with exact shares.  A step moves one
+ * rank u from its node A to a node B it has a stencil neighbour on, and
+ * gives the rank back at once: either B's best rank towards A (an
+ * exchange), or B's best rank towards a third node C that u also touches
+ * and C's best rank towards A (a cycle of three).  The step's change in
+ * weighted J_sum is accepted by the Metropolis rule at the current
+ * temperature, which falls geometrically from T0 to T1 over the work
+ * budget.  The best placement seen is kept, so the result is never worse
+ * than the input.
+ *
+ * What makes a step cheap: only "promising" ranks take part, those with a
+ * neighbour on another node and a move there that costs at most THETA_T0
+ * times T0 (most boundary ranks cost far more, and a move of that cost is
+ * never accepted).  Each rank's cost of moving to each node it touches is
+ * cached and recomputed only when the rank or one of its neighbours moves;
+ * ranks next to a rank moved within the step are evaluated afresh.  The
+ * stencil graph of the small grid is stored (CSR), unlike refinement's.
+ *
+ * Temperatures are in units of the stencil's weight per rank (the sum of
+ * its directed edge weights at an interior rank, over 8: 1 for the 2-D
+ * 5-point stencil), so the schedule fits weighted and wide stencils alike.
+ * The figures below were chosen on paper 001's instance set (make bench).
+ *
+ * Work is counted in neighbour entries read and cached entries looked up,
+ * not in time, and the random numbers come from a fixed seed: the result
+ * depends only on the input. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms.h"
+#include "neighbours.h"
+
+#define T0_UNITS 1.5       /* first temperature */
+#define T1_UNITS 0.3       /* last: an uphill step of one 5-point edge is taken once in ~800 */
+#define THETA_T0 2.0       /* promising: some move costs at most this x T0 */
+#define CUT_T 2.0          /* a first move dearer than this x T is not pursued */
+#define CYCLE_SHARE 0.5    /* of the steps whose rank touches two other nodes: cycles of three */
+#define CACHE 8            /* nodes cached per rank; a rank touching more skips the rest */
+#define TEMP_EVERY 256     /* steps between temperature updates */
+
+/* The search's state. */
+struct an {
+    int64_t p;
+    int nblocks;          /* nodes that hold ranks, numbered densely */
+    int32_t *start, *adj; /* the stencil graph: adj[start[v] .. start[v+1]) */
+    double *w;            /* weight of each entry (both directions of an edge) */
+    double *wout;         /* the part of it on the edge that leaves the rank */
+    int32_t *block;       /* the placement being searched, in dense numbers */
+    uint8_t *ncache;      /* per rank: entries in the cache */
+    int32_t *cblock;      /* per rank, CACHE entries: a node the rank touches... */
+    double *cdelta;       /* ...and the change in J_sum if the rank moved there */
+    int32_t *first, *count, *list; /* promising ranks of each block */
+    int32_t *all;         /* promising ranks of every block */
+    int32_t *pos, *allpos; /* a rank's place in its block's list and in all[], or -1 */
+    int64_t nall;
+    uint32_t *stamp;      /* ranks next to a rank moved within the step */
+    uint32_t stampv;
+    double theta, eps;
+    uint64_t rng;
+    int64_t work, budget;
+    double limit;         /* "max": no block's outgoing cut may pass it (else INFINITY) */
+    double *out;          /* "max": each block's outgoing cut */
+    int32_t *best;        /* the best placement seen... */
+    bool unsaved;         /* ...unless the state is better and not yet copied there */
+};
+
+static uint64_t rnd(struct an *a)
+{
+    /* xorshift64*: fast, and fixed-seeded for reproducible plans */
+    a->rng ^= a->rng >> 12;
+    a->rng ^= a->rng << 25;
+    a->rng ^= a->rng >> 27;
+    return a->rng * 0x2545F4914F6CDD1DULL;
+}
+
+static uint32_t rnd_below(struct an *a, uint32_t n)
+{
+    return (uint32_t)(((rnd(a) >> 32) * (uint64_t)n) >> 32);
+}
+
+static double rnd_unit(struct an *a)
+{
+    return (double)(rnd(a) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ---- the promising lists ------------------------------------------------ */
+
+static void list_add(struct an *a, int32_t v)
+{
+    int32_t b = a->block[v];
+    a->pos[v] = a->count[b];
+    a->list[a->first[b] + a->count[b]++] = v;
+    a->allpos[v] = (int32_t)a->nall;
+    a->all[a->nall++] = v;
+}
+
+static void list_remove(struct an *a, int32_t v)
+{
+    if (a->pos[v] < 0)
+        return;
+    int32_t b = a->block[v];
+    int32_t last = a->list[a->first[b] + --a->count[b]];
+    a->list[a->first[b] + a->pos[v]] = last;
+    a->pos[last] = a->pos[v];
+    a->pos[v] = -1;
+    last = a->all[--a->nall];
+    a->all[a->allpos[v]] = last;
+    a->allpos[last] = a->allpos[v];
+    a->allpos[v] = -1;
+}
+
+/* Recomputes v's cache from its neighbours' blocks and whether v is
+ * promising. */
+static void cache_update(struct an *a, int32_t v)
+{
+    int32_t me = a->block[v], *cb = a->cblock + (size_t)v * CACHE;
+    double *cd = a->cdelta + (size_t)v * CACHE, inside = 0;
+    int n = 0;
+    a->work += a->start[v + 1] - a->start[v];
+    for (int32_t i = a->start[v]; i < a->start[v + 1]; i++) {
+        int32_t x = a->block[a->adj[i]];
+        if (x == me) {
+            inside += a->w[i];
+            continue;
+        }
+        int j = 0;
+        while (j < n && cb[j] != x)
+            j++;
+        if (j == n) {
+            if (n == CACHE)
+                continue;
+            cb[n] = x;
+            cd[n++] = 0;
+        }
+        cd[j] += a->w[i];
+    }
+    double least = INFINITY;
+    for (int j = 0; j < n; j++) {
+        cd[j] = inside - cd[j];
+        if (cd[j] < least)
+            least = cd[j];
+    }
+    a->ncache[v] = (uint8_t)n;
+    bool promising = n > 0 && least <= a->theta + a->eps;
+    if (promising && a->pos[v] < 0)
+        list_add(a, v);
+    else if (!promising && a->pos[v] >= 0)
+        list_remove(a, v);
+}
+
+/* After v moved: its cache and its neighbours'. */
+static void cache_around(struct an *a, int32_t v)
+{
+    cache_update(a, v);
+    for (int32_t i = a->start[v]; i < a->start[v + 1]; i++)
+        cache_update(a, a->adj[i]);
+}
+
+/* ---- one step ------------------------------------------------------------ */
+
+static void stamp_around(struct an *a, int32_t v)
+{
+    a->stamp[v] = a->stampv;
+    for (int32_t i = a->start[v]; i < a->start[v + 1]; i++)
+        a->stamp[a->adj[i]] = a->stampv;
+}
+
+/* v's change in J_sum if it left block b for block `to`, read from the
+ * graph as it is now; INFINITY when v has no neighbour on `to`. */
+static double delta_now(struct an *a, int32_t v, int32_t b, int32_t to)
+{
+    double d = 0;
+    bool touches = false;
+    a->work += a->start[v + 1] - a->start[v];
+    for (int32_t i = a->start[v]; i < a->start[v + 1]; i++) {
+        int32_t x = a->block[a->adj[i]];
+        if (x == b)
+            d += a->w[i];
+        else if (x == to) {
+            d -= a->w[i];
+            touches = true;
+        }
+    }
+    return touches ? d : INFINITY;
+}
+
+static double delta_cached(const struct an *a, int32_t v, int32_t to)
+{
+    const int32_t *cb = a->cblock + (size_t)v * CACHE;
+    for (int j = 0; j < a->ncache[v]; j++)
+        if (cb[j] == to)
+            return a->cdelta[(size_t)v * CACHE + j];
+    return INFINITY;
+}
+
+/* The promising rank of block b whose move to block `to` costs least (ties
+ * at random), or -1; ranks stamped in this step are evaluated afresh, the
+ * others read from the cache. */
+static int32_t best_towards(struct an *a, int32_t b, int32_t to, double *delta)
+{
+    int32_t best = -1, ties = 0;
+    double least = INFINITY;
+    const int32_t *l = a->list + a->first[b];
+    for (int32_t q = 0; q < a->count[b]; q++) {
+        int32_t v = l[q];
+        a->work++;
+        if (a->block[v] != b) /* the rank moved within this step */
+            continue;
+        double d = a->stamp[v] == a->stampv ? delta_now(a, v, b, to) : delta_cached(a, v, to);
+        if (d == INFINITY)
+            continue;
+        if (d < least - a->eps) {
+            least = d;
+            best = v;
+            ties = 1;
+        } else if (d <= least + a->eps && rnd_below(a, (uint32_t)++ties) == 0) {
+            best = v;
+        }
+    }
+    *delta = least;
+    return best;
+}
+
+/* A step: up to three ranks, each to the block the next one leaves. */
+struct chain {
+    int n;
+    int32_t v[3], from[3], to[3];
+    double delta; /* change in weighted J_sum */
+};
+
+/* The step from a random promising rank (see the top of the file), or
+ * false when there is none worth pursuing at temperature t. */
+static bool propose(struct an *a, double t, struct chain *c)
+{
+    if (a->nall == 0)
+        return false;
+    int32_t u = a->all[rnd_below(a, (uint32_t)a->nall)], from = a->block[u];
+    int nc = a->ncache[u];
+    int jb = (int)rnd_below(a, (uint32_t)nc);
+    int32_t to = a->cblock[(size_t)u * CACHE + jb];
+    double d1 = a->cdelta[(size_t)u * CACHE + jb];
+    if (d1 > CUT_T * t)
+        return false;
+    int32_t third = -1;
+    if (nc > 1 && rnd_unit(a) < CYCLE_SHARE) {
+        int jc = (int)rnd_below(a, (uint32_t)(nc - 1));
+        third = a->cblock[(size_t)u * CACHE + (jc >= jb ? jc + 1 : jc)];
+    }
+    a->stampv++;
+    stamp_around(a, u);
+    a->block[u] = to; /* tentatively, so the partners see it */
+    double d2, d3 = 0;
+    int32_t v = best_towards(a, to, third < 0 ? from : third, &d2), x = -1;
+    if (v >= 0 && third >= 0) {
+        a->block[v] = third;
+        stamp_around(a, v);
+        x = best_towards(a, third, from, &d3);
+        a->block[v] = to;
+    }
+    a->block[u] = from;
+    if (v < 0 || (third >= 0 && x < 0))
+        return false;
+    *c = (struct chain){.n = third < 0 ? 2 : 3, .v = {u, v, x}, .from = {from, to, third},
+                        .to = {to, third < 0 ? from : third, from}, .delta = d1 + d2 + d3};
+    return true;
+}
+
+/* Under a limit on J_max: the change in each block's outgoing cut if the
+ * chain were made (blocks[k], dout[k], *nblocks of them). */
+static void chain_out(struct an *a, const struct chain *c, int32_t *blocks, double *dout,
+                      int *nblocks)
+{
+    int nb = 0;
+    for (int m = 0; m < c->n; m++) {
+        int32_t v = c->v[m], from = c->from[m], to = c->to[m];
+        double d_from = 0, d_to = 0; /* see refine.c, run_max_moved */
+        for (int32_t i = a->start[v]; i < a->start[v + 1]; i++) {
+            int32_t x = a->block[a->adj[i]];
+            double wo = a->wout[i], wi = a->w[i] - a->wout[i];
+            d_from += x == from ? wi : -wo;
+            d_to += x == to ? -wi : wo;
+        }
+        a->work += a->start[v + 1] - a->start[v];
+        a->block[v] = to;
+        int32_t bk[2] = {from, to};
+        double dk[2] = {d_from, d_to};
+        for (int k = 0; k < 2; k++) {
+            int j = 0;
+            while (j < nb && blocks[j] != bk[k])
+                j++;
+            if (j == nb) {
+                blocks[nb] = bk[k];
+                dout[nb++] = 0;
+            }
+            dout[j] += dk[k];
+        }
+    }
+    for (int m = c->n - 1; m >= 0; m--)
+        a->block[c->v[m]] = c->from[m];
+    *nblocks = nb;
+}
+
+/* Makes the chain: the blocks change, then the caches and lists around
+ * every rank that moved. */
+static void chain_make(struct an *a, const struct chain *c)
+{
+    for (int m = 0; m < c->n; m++) {
+        list_remove(a, c->v[m]);
+        a->block[c->v[m]] = c->to[m];
+    }
+    for (int m = 0; m < c->n; m++)
+        cache_around(a, c->v[m]);
+}
+
+/* One step at temperature t: proposed, judged (Metropolis, then the
+ * limit on J_max if any) and made.  Returns whether it was made.  A step
+ * that leaves the best state seen first copies it to best[]. */
+static bool step(struct an *a, double t, struct chain *c)
+{
+    a->work++;
+    if (!propose(a, t, c))
+        return false;
+    if (c->delta > a->eps && rnd_unit(a) >= exp(-c->delta / t))
+        return false;
+    int32_t blocks[6];
+    double dout[6];
+    int nb = 0;
+    if (a->limit < INFINITY) {
+        chain_out(a, c, blocks, dout, &nb);
+        for (int k = 0; k < nb; k++)
+            if (a->out[blocks[k]] + dout[k] > a->limit + a->eps)
+                return false;
+    }
+    if (c->delta > a->eps && a->unsaved) {
+        memcpy(a->best, a->block, sizeof(int32_t) * (size_t)a->p);
+        a->unsaved = false;
+    }
+    for (int k = 0; k < nb; k++)
+        a->out[blocks[k]] += dout[k];
+    chain_make(a, c);
+    return true;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+/* The schedule; a->best receives the best placement seen (dense
+ * numbers), *gain its drop in J_sum from the start. */
+static void run(struct an *a, double unit, double *gain)
+{
+    double t0 = T0_UNITS * unit, t1 = T1_UNITS * unit, t = t0, now = 0, least = 0;
+    int64_t w0 = a->work;
+    for (uint64_t k = 0; a->work - w0 < a->budget; k++) {
+        if (k % TEMP_EVERY == 0)
+            t = t0 * pow(t1 / t0, (double)(a->work - w0) / (double)a->budget);
+        struct chain c;
+        if (!step(a, t, &c))
+            continue;
+        now += c.delta;
+        if (now < least - a->eps) {
+            least = now;
+            a->unsaved = true;
+        }
+    }
+    if (a->unsaved)
+        memcpy(a->best, a->block, sizeof(int32_t) * (size_t)a->p);
+    *gain = -least;
+}
+
+/* ---- set-up -------------------------------------------------------------- */
+
+static smp_status build_graph(struct an *a, const smp_grid *grid, const smp_stencil *st,
+                              double *unit, smp_error *err)
+{
+    smp_nbr nb;
+    smp_status s = smp_nbr_init(&nb, grid, st, err);
+    if (s)
+        return s;
+    double per_rank = 0;
+    for (int k = 0; k < nb.nk; k++)
+        per_rank += nb.w[k];
+    *unit = per_rank / 8;
+    size_t entries = (size_t)a->p * (size_t)nb.nk;
+    int64_t *t = malloc(sizeof(int64_t) * (size_t)(nb.nk ? nb.nk : 1));
+    double *w = malloc(sizeof(double) * (size_t)(nb.nk ? nb.nk : 1));
+    a->start = malloc(sizeof(int32_t) * ((size_t)a->p + 1));
+    a->adj = malloc(sizeof(int32_t) * (entries ? entries : 1));
+    a->w = malloc(sizeof(double) * (entries ? entries : 1));
+    a->wout = malloc(sizeof(double) * (entries ? entries : 1));
+    double *wo = malloc(sizeof(double) * (size_t)(nb.nk ? nb.nk : 1));
+    if (!t || !w || !wo || !a->start || !a->adj || !a->w || !a->wout) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "anneal: out of memory");
+    } else {
+        int32_t k = 0;
+        for (int64_t v = 0; v < a->p; v++) {
+            a->start[v] = k;
+            int n = smp_nbr_list_dir(&nb, v, t, w, wo);
+            for (int i = 0; i < n; i++) {
+                a->adj[k] = (int32_t)t[i];
+                a->wout[k] = wo[i];
+                a->w[k++] = w[i];
+            }
+        }
+        a->start[a->p] = k;
+        a->eps = 1e-9 * per_rank;
+    }
+    free(t);
+    free(w);
+    free(wo);
+    smp_nbr_free(&nb);
+    return s;
+}
+
+/* Dense block numbers for the nodes that hold ranks (dense_to_node maps
+ * back), each block's room in the lists, and the search's arrays. */
+static smp_status build_state(struct an *a, const int32_t *node_of_rank, int nnodes,
+                              int32_t **dense_to_node, smp_error *err)
+{
+    int32_t *dense = malloc(sizeof(int32_t) * (size_t)nnodes);
+    *dense_to_node = malloc(sizeof(int32_t) * (size_t)nnodes);
+    size_t p = (size_t)a->p;
+    a->block = malloc(sizeof(int32_t) * p);
+    a->ncache = calloc(p, 1);
+    a->cblock = malloc(sizeof(int32_t) * p * CACHE);
+    a->cdelta = malloc(sizeof(double) * p * CACHE);
+    a->list = malloc(sizeof(int32_t) * p);
+    a->all = malloc(sizeof(int32_t) * p);
+    a->pos = malloc(sizeof(int32_t) * p);
+    a->allpos = malloc(sizeof(int32_t) * p);
+    a->stamp = calloc(p, sizeof(uint32_t));
+    a->first = malloc(sizeof(int32_t) * (size_t)nnodes);
+    a->count = calloc((size_t)nnodes, sizeof(int32_t));
+    if (!dense || !*dense_to_node || !a->block || !a->ncache || !a->cblock || !a->cdelta ||
+        !a->list || !a->all || !a->pos || !a->allpos || !a->stamp || !a->first || !a->count) {
+        free(dense);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "anneal: out of memory");
+    }
+    for (int i = 0; i < nnodes; i++)
+        dense[i] = -1;
+    a->nblocks = 0;
+    for (size_t v = 0; v < p; v++) {
+        int32_t n = node_of_rank[v];
+        if (dense[n] < 0) {
+            dense[n] = a->nblocks;
+            (*dense_to_node)[a->nblocks++] = n;
+        }
+        a->block[v] = dense[n];
+        a->count[dense[n]]++; /* the block's share, for now */
+    }
+    for (int b = 0, at = 0; b < a->nblocks; b++) {
+        a->first[b] = at; /* a block never has more promising ranks than ranks */
+        at += a->count[b];
+        a->count[b] = 0;
+    }
+    free(dense);
+    for (size_t v = 0; v < p; v++)
+        a->pos[v] = a->allpos[v] = -1;
+    a->nall = 0;
+    for (int64_t v = 0; v < a->p; v++)
+        cache_update(a, (int32_t)v);
+    return SMP_OK;
+}
+
+static void an_free(struct an *a)
+{
+    free(a->start);
+    free(a->adj);
+    free(a->w);
+    free(a->wout);
+    free(a->out);
+    free(a->block);
+    free(a->ncache);
+    free(a->cblock);
+    free(a->cdelta);
+    free(a->first);
+    free(a->count);
+    free(a->list);
+    free(a->all);
+    free(a->pos);
+    free(a->allpos);
+    free(a->stamp);
+    free(a->best);
+}
+
+bool smp_anneal_applies(const smp_grid *grid, const smp_stencil *st)
+{
+    int64_t entries = grid->size * (int64_t)st->count * 2;
+    return grid->size >= 2 && grid->size <= SMP_ANNEAL_MAX_RANKS &&
+           entries <= SMP_ANNEAL_MAX_ENTRIES;
+}
+
+int64_t smp_anneal_default_budget(int64_t ranks)
+{
+    int64_t b = SMP_ANNEAL_WORK_PER_RANK * ranks;
+    return b < SMP_ANNEAL_WORK_MAX ? b : SMP_ANNEAL_WORK_MAX;
+}
+
+/* "max": every block's outgoing cut, and the limit they must keep. */
+static smp_status limit_init(struct an *a, const smp_score *before, bool weighted, smp_error *err)
+{
+    if (!(a->out = calloc((size_t)a->nblocks, sizeof(double))))
+        return smp_error_set(err, SMP_ERR_SYSTEM, "anneal: out of memory");
+    for (int64_t v = 0; v < a->p; v++)
+        for (int32_t i = a->start[v]; i < a->start[v + 1]; i++)
+            if (a->block[a->adj[i]] != a->block[v])
+                a->out[a->block[v]] += a->wout[i];
+    a->limit = weighted ? before->w_max : (double)before->j_max;
+    return SMP_OK;
+}
+
+smp_status smp_anneal(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                      int nnodes, int64_t budget, smp_objective obj, smp_anneal_stats *stats,
+                      smp_error *err)
+{
+    memset(stats, 0, sizeof(*stats));
+    if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
+        return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
+    if (grid->order != SMP_ORDER_ROW_MAJOR)
+        return smp_error_set(err, SMP_ERR_INPUT, "anneal: row-major grids only");
+    if (!smp_anneal_applies(grid, st))
+        return smp_error_set(err, SMP_ERR_INPUT, "anneal: grid too large (%lld ranks)",
+                             (long long)grid->size);
+    smp_status s = smp_score_compute(grid, st, node_of_rank, nnodes, &stats->before, err);
+    if (s)
+        return s; /* also rejects ranks on nodes out of range */
+    stats->after = stats->before;
+    struct an a = {.p = grid->size, .budget = budget > 0 ? budget : smp_anneal_default_budget(grid->size),
+                   .rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)grid->size, .limit = INFINITY};
+    bool weighted = smp_stencil_weighted(st);
+    int32_t *dense_to_node = NULL;
+    double unit = 0, gain = 0;
+    if ((s = build_graph(&a, grid, st, &unit, err)))
+        goto done;
+    a.theta = THETA_T0 * T0_UNITS * unit;
+    if ((s = build_state(&a, node_of_rank, nnodes, &dense_to_node, err)) ||
+        (obj == SMP_OBJ_MAX && (s = limit_init(&a, &stats->before, weighted, err))))
+        goto done;
+    if (!(a.best = malloc(sizeof(int32_t) * (size_t)a.p))) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "anneal: out of memory");
+        goto done;
+    }
+    memcpy(a.best, a.block, sizeof(int32_t) * (size_t)a.p);
+    run(&a, unit, &gain);
+    stats->work = a.work;
+    if (gain <= a.eps)
+        goto done; /* nothing better than the input was seen */
+    int32_t *trial = a.block; /* reused: the search is over */
+    for (int64_t v = 0; v < a.p; v++)
+        trial[v] = dense_to_node[a.best[v]];
+    smp_score sc;
+    if ((s = smp_score_compute(grid, st, trial, nnodes, &sc, err)))
+        goto done;
+    if (smp_score_better_for(&sc, &stats->before, weighted, obj)) {
+        memcpy(node_of_rank, trial, sizeof(int32_t) * (size_t)a.p);
+        stats->after = sc;
+    }
+done:
+    free(dense_to_node);
+    an_free(&a);
+    return s;
+}

@@ -23,6 +23,28 @@ static bool stencil_symmetric(const smp_stencil *st)
     return true;
 }
 
+/* Which ranks are interior to the walk (see smp_nbr.interior), row by row
+ * along the axis of stride 1. */
+static uint64_t *interior_bits(const smp_grid *grid, const smp_edge_walk *wk)
+{
+    uint64_t *bits = calloc((size_t)(grid->size / 64 + 1), sizeof(uint64_t));
+    if (!bits)
+        return NULL;
+    int d = grid->ndims, f = grid->order == SMP_ORDER_COLUMN_MAJOR ? 0 : d - 1;
+    int64_t len = grid->dims[f], c[SMP_MAX_DIMS];
+    smp_edge_walk_first(wk, c);
+    for (int64_t row = 0; row < grid->size; row += len) {
+        bool outer = true;
+        for (int i = 0; i < d; i++)
+            outer = outer && (i == f || (c[i] >= wk->lo[i] && c[i] < wk->hi[i]));
+        for (int64_t k = wk->lo[f]; outer && k < wk->hi[f]; k++)
+            bits[(row + k) >> 6] |= (uint64_t)1 << ((row + k) & 63);
+        c[f] = len - 1;
+        smp_edge_walk_next(wk, c);
+    }
+    return bits;
+}
+
 smp_status smp_nbr_init(smp_nbr *nb, const smp_grid *grid, const smp_stencil *st, smp_error *err)
 {
     memset(nb, 0, sizeof(*nb));
@@ -43,6 +65,10 @@ smp_status smp_nbr_init(smp_nbr *nb, const smp_grid *grid, const smp_stencil *st
         smp_nbr_free(nb);
         return smp_error_set(err, SMP_ERR_SYSTEM, "neighbours: out of memory");
     }
+    if (!(nb->interior = interior_bits(grid, &nb->walk))) {
+        smp_nbr_free(nb);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "neighbours: out of memory");
+    }
     for (int j = 0; j < nb->nk; j++) {
         /* entries k.. are the incoming edges: v - o is their source */
         double w = st->weights ? st->weights[j % k] : 1.0;
@@ -57,8 +83,10 @@ void smp_nbr_free(smp_nbr *nb)
     smp_edge_walk_free(&nb->walk);
     free(nb->w);
     free(nb->wout);
+    free(nb->interior);
     nb->wout = NULL;
     nb->w = NULL;
+    nb->interior = NULL;
 }
 
 /* One body for both entry points; with want_wo a compile-time constant
@@ -68,22 +96,7 @@ static inline __attribute__((always_inline)) int nbr_list(const smp_nbr *nb, int
 {
     const smp_edge_walk *wk = &nb->walk;
     int d = wk->d, n = 0;
-    int64_t coord[SMP_MAX_DIMS], rest = v;
-    bool interior = true;
-    if (wk->grid->order == SMP_ORDER_COLUMN_MAJOR) {
-        for (int i = d - 1; i >= 0; i--) {
-            coord[i] = rest / wk->stride[i];
-            rest -= coord[i] * wk->stride[i];
-        }
-        interior = smp_edge_interior(wk, coord);
-    } else {
-        for (int i = 0; i < d; i++) {
-            coord[i] = rest / wk->stride[i];
-            rest -= coord[i] * wk->stride[i];
-            interior = interior && coord[i] >= wk->lo[i] && coord[i] < wk->hi[i];
-        }
-    }
-    if (interior) {
+    if (nb->interior[v >> 6] >> (v & 63) & 1) {
         for (int k = 0; k < nb->nk; k++) {
             t[k] = v + wk->delta[k];
             w[k] = nb->w[k];
@@ -91,6 +104,18 @@ static inline __attribute__((always_inline)) int nbr_list(const smp_nbr *nb, int
         if (want_wo)
             memcpy(wo, nb->wout, sizeof(double) * (size_t)nb->nk);
         return nb->nk;
+    }
+    int64_t coord[SMP_MAX_DIMS], rest = v;
+    if (wk->grid->order == SMP_ORDER_COLUMN_MAJOR) {
+        for (int i = d - 1; i >= 0; i--) {
+            coord[i] = rest / wk->stride[i];
+            rest -= coord[i] * wk->stride[i];
+        }
+    } else {
+        for (int i = 0; i < d; i++) {
+            coord[i] = rest / wk->stride[i];
+            rest -= coord[i] * wk->stride[i];
+        }
     }
     for (int k = 0; k < nb->nk; k++) {
         int64_t x_t = smp_edge_target(wk, coord, v, k);

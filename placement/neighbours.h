@@ -14,6 +14,8 @@ typedef struct {
     int nk;             /* entries per rank (walk.count) */
     double *w;          /* nk: weight of the edge(s) this entry stands for */
     double *wout;       /* nk: the part of w that leaves the rank (the rest enters) */
+    uint64_t *interior; /* bit v: rank v reaches every entry without wrapping, so its
+                         * list needs no coordinates (and no divisions) */
 } smp_nbr;
 
 /* For a symmetric stencil (every offset o has -o with the same weight)

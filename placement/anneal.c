@@ -14,13 +14,14 @@
  * budget.  The best placement seen is kept, so the result is never worse
  * than the input.
  *
- * What makes a step cheap: only "promising" ranks take part, those with a
- * neighbour on another node and a move there that costs at most THETA_T0
- * times T0 (most boundary ranks cost far more, and a move of that cost is
- * never accepted).  Each rank's cost of moving to each node it touches is
- * cached and recomputed only when the rank or one of its neighbours moves;
- * ranks next to a rank moved within the step are evaluated afresh.  The
- * stencil graph of the small grid is stored (CSR), unlike refinement's.
+ * What makes a step cheap: each rank's cost of moving to each node it
+ * touches is cached, and recomputed only when the rank or a neighbour
+ * moves; ranks next to a rank moved within the step are evaluated afresh.
+ * Only the moves worth looking at are listed: per node, those that cost at
+ * most THETA_T0 x T0 (where partners are sought; a dearer move is never
+ * accepted), and all of them that cost at most CUT_T x T (where first
+ * moves are drawn, filtered again as T falls).  The stencil graph of the
+ * small grid is stored (CSR), unlike refinement's.
  *
  * Temperatures are in units of the stencil's weight per rank (the sum of
  * its directed edge weights at an interior rank, over 8: 1 for the 2-D
@@ -39,11 +40,18 @@
 
 #define T0_UNITS 1.5       /* first temperature */
 #define T1_UNITS 0.3       /* last: an uphill step of one 5-point edge is taken once in ~800 */
-#define THETA_T0 2.0       /* promising: some move costs at most this x T0 */
-#define CUT_T 2.0          /* a first move dearer than this x T is not pursued */
+#define THETA_T0 2.0       /* partners: moves that cost at most this x T0 are listed */
+#define CUT_T 2.0          /* first moves: those that cost at most this x T */
 #define CYCLE_SHARE 0.5    /* of the steps whose rank touches two other nodes: cycles of three */
 #define CACHE 8            /* nodes cached per rank; a rank touching more skips the rest */
 #define TEMP_EVERY 256     /* steps between temperature updates */
+#define REFILTER 0.9       /* the listed moves are filtered again when their bound falls this much */
+
+/* A listed move: the cache slot it comes from, its target and its cost. */
+struct entry {
+    int32_t slot, to;
+    double delta;
+};
 
 /* The search's state. */
 struct an {
@@ -56,10 +64,17 @@ struct an {
     uint8_t *ncache;      /* per rank: entries in the cache */
     int32_t *cblock;      /* per rank, CACHE entries: a node the rank touches... */
     double *cdelta;       /* ...and the change in J_sum if the rank moved there */
-    int32_t *first, *count, *list; /* promising ranks of each block */
-    int32_t *all;         /* promising ranks of every block */
-    int32_t *pos, *allpos; /* a rank's place in its block's list and in all[], or -1 */
-    int64_t nall;
+    /* Each block's list of its ranks' moves that cost at most theta, where
+     * partners are sought: entries first[b] .. first[b] + count[b] - 1 */
+    struct entry *ent;
+    int32_t *first, *count;
+    int32_t *entpos;      /* per cache slot (rank x CACHE + entry): its place in its
+                           * block's list, or -1 */
+    int32_t *moves;       /* the slots whose move costs at most move_theta: the first
+                           * moves of steps are drawn from them */
+    int32_t *movepos;     /* a slot's place in moves[], or -1 */
+    int64_t nmoves;
+    double move_theta;
     uint32_t *stamp;      /* ranks next to a rank moved within the step */
     uint32_t stampv;
     double theta, eps;
@@ -92,36 +107,72 @@ static double rnd_unit(struct an *a)
 
 /* ---- the promising lists ------------------------------------------------ */
 
-static void list_add(struct an *a, int32_t v)
+static void ent_add(struct an *a, int32_t b, int32_t slot, int32_t to, double delta)
 {
-    int32_t b = a->block[v];
-    a->pos[v] = a->count[b];
-    a->list[a->first[b] + a->count[b]++] = v;
-    a->allpos[v] = (int32_t)a->nall;
-    a->all[a->nall++] = v;
+    int32_t k = a->first[b] + a->count[b]++;
+    a->ent[k] = (struct entry){slot, to, delta};
+    a->entpos[slot] = k;
 }
 
-static void list_remove(struct an *a, int32_t v)
+static void ent_remove(struct an *a, int32_t b, int32_t slot)
 {
-    if (a->pos[v] < 0)
+    int32_t k = a->entpos[slot];
+    if (k < 0)
         return;
-    int32_t b = a->block[v];
-    int32_t last = a->list[a->first[b] + --a->count[b]];
-    a->list[a->first[b] + a->pos[v]] = last;
-    a->pos[last] = a->pos[v];
-    a->pos[v] = -1;
-    last = a->all[--a->nall];
-    a->all[a->allpos[v]] = last;
-    a->allpos[last] = a->allpos[v];
-    a->allpos[v] = -1;
+    struct entry last = a->ent[a->first[b] + --a->count[b]];
+    a->ent[k] = last;
+    a->entpos[last.slot] = k;
+    a->entpos[slot] = -1;
 }
 
-/* Recomputes v's cache from its neighbours' blocks and whether v is
- * promising. */
+static void move_add(struct an *a, int32_t slot)
+{
+    a->movepos[slot] = (int32_t)a->nmoves;
+    a->moves[a->nmoves++] = slot;
+}
+
+static void move_remove(struct an *a, int32_t slot)
+{
+    if (a->movepos[slot] < 0)
+        return;
+    int32_t last = a->moves[--a->nmoves];
+    a->moves[a->movepos[slot]] = last;
+    a->movepos[last] = a->movepos[slot];
+    a->movepos[slot] = -1;
+}
+
+/* Lists the moves that cost at most theta afresh (as the temperature falls,
+ * fewer are worth drawing). */
+static void moves_filter(struct an *a, double theta)
+{
+    a->move_theta = theta;
+    a->nmoves = 0;
+    for (int64_t v = 0; v < a->p; v++) {
+        a->work += a->ncache[v];
+        for (int j = 0; j < CACHE; j++) {
+            int32_t slot = (int32_t)v * CACHE + j;
+            a->movepos[slot] = -1;
+            if (j < a->ncache[v] && a->cdelta[slot] <= theta + a->eps)
+                move_add(a, slot);
+        }
+    }
+}
+
+/* Takes v's moves off the lists (before v changes block, or its cache). */
+static void unlist(struct an *a, int32_t v)
+{
+    for (int j = 0; j < a->ncache[v]; j++) {
+        ent_remove(a, a->block[v], v * CACHE + j);
+        move_remove(a, v * CACHE + j);
+    }
+}
+
+/* Recomputes v's cache from its neighbours' blocks and lists its moves. */
 static void cache_update(struct an *a, int32_t v)
 {
     int32_t me = a->block[v], *cb = a->cblock + (size_t)v * CACHE;
     double *cd = a->cdelta + (size_t)v * CACHE, inside = 0;
+    unlist(a, v);
     int n = 0;
     a->work += a->start[v + 1] - a->start[v];
     for (int32_t i = a->start[v]; i < a->start[v + 1]; i++) {
@@ -141,26 +192,31 @@ static void cache_update(struct an *a, int32_t v)
         }
         cd[j] += a->w[i];
     }
-    double least = INFINITY;
+    a->ncache[v] = (uint8_t)n;
     for (int j = 0; j < n; j++) {
         cd[j] = inside - cd[j];
-        if (cd[j] < least)
-            least = cd[j];
+        if (cd[j] <= a->theta + a->eps)
+            ent_add(a, me, v * CACHE + j, cb[j], cd[j]);
+        if (cd[j] <= a->move_theta + a->eps)
+            move_add(a, v * CACHE + j);
     }
-    a->ncache[v] = (uint8_t)n;
-    bool promising = n > 0 && least <= a->theta + a->eps;
-    if (promising && a->pos[v] < 0)
-        list_add(a, v);
-    else if (!promising && a->pos[v] >= 0)
-        list_remove(a, v);
 }
 
-/* After v moved: its cache and its neighbours'. */
-static void cache_around(struct an *a, int32_t v)
+/* After the ranks of a step moved: the caches of each and of its
+ * neighbours, once each (the stamps of the step are spent by then). */
+static void cache_after(struct an *a, const int32_t *moved, int n)
 {
-    cache_update(a, v);
-    for (int32_t i = a->start[v]; i < a->start[v + 1]; i++)
-        cache_update(a, a->adj[i]);
+    a->stampv++;
+    for (int m = 0; m < n; m++) {
+        int32_t v = moved[m];
+        for (int32_t i = a->start[v] - 1; i < a->start[v + 1]; i++) {
+            int32_t x = i < a->start[v] ? v : a->adj[i];
+            if (a->stamp[x] == a->stampv)
+                continue;
+            a->stamp[x] = a->stampv;
+            cache_update(a, x);
+        }
+    }
 }
 
 /* ---- one step ------------------------------------------------------------ */
@@ -191,36 +247,26 @@ static double delta_now(struct an *a, int32_t v, int32_t b, int32_t to)
     return touches ? d : INFINITY;
 }
 
-static double delta_cached(const struct an *a, int32_t v, int32_t to)
-{
-    const int32_t *cb = a->cblock + (size_t)v * CACHE;
-    for (int j = 0; j < a->ncache[v]; j++)
-        if (cb[j] == to)
-            return a->cdelta[(size_t)v * CACHE + j];
-    return INFINITY;
-}
-
-/* The promising rank of block b whose move to block `to` costs least (ties
- * at random), or -1; ranks stamped in this step are evaluated afresh, the
- * others read from the cache. */
+/* The rank of block b whose move to block `to` costs least (ties at
+ * random), among the listed moves, or -1; ranks stamped in this step are
+ * evaluated afresh. */
 static int32_t best_towards(struct an *a, int32_t b, int32_t to, double *delta)
 {
     int32_t best = -1, ties = 0;
     double least = INFINITY;
-    const int32_t *l = a->list + a->first[b];
-    for (int32_t q = 0; q < a->count[b]; q++) {
-        int32_t v = l[q];
-        a->work++;
-        if (a->block[v] != b) /* the rank moved within this step */
+    const struct entry *e = a->ent + a->first[b];
+    int32_t n = a->count[b];
+    a->work += n;
+    for (int32_t q = 0; q < n; q++) {
+        if (e[q].to != to)
             continue;
-        double d = a->stamp[v] == a->stampv ? delta_now(a, v, b, to) : delta_cached(a, v, to);
-        if (d == INFINITY)
-            continue;
+        int32_t v = e[q].slot / CACHE;
+        double d = a->stamp[v] == a->stampv ? delta_now(a, v, b, to) : e[q].delta;
         if (d < least - a->eps) {
             least = d;
             best = v;
             ties = 1;
-        } else if (d <= least + a->eps && rnd_below(a, (uint32_t)++ties) == 0) {
+        } else if (d <= least + a->eps && d < INFINITY && rnd_below(a, (uint32_t)++ties) == 0) {
             best = v;
         }
     }
@@ -239,13 +285,12 @@ struct chain {
  * false when there is none worth pursuing at temperature t. */
 static bool propose(struct an *a, double t, struct chain *c)
 {
-    if (a->nall == 0)
+    if (a->nmoves == 0)
         return false;
-    int32_t u = a->all[rnd_below(a, (uint32_t)a->nall)], from = a->block[u];
-    int nc = a->ncache[u];
-    int jb = (int)rnd_below(a, (uint32_t)nc);
-    int32_t to = a->cblock[(size_t)u * CACHE + jb];
-    double d1 = a->cdelta[(size_t)u * CACHE + jb];
+    int32_t slot = a->moves[rnd_below(a, (uint32_t)a->nmoves)];
+    int32_t u = slot / CACHE, from = a->block[u], to = a->cblock[slot];
+    int nc = a->ncache[u], jb = slot % CACHE;
+    double d1 = a->cdelta[slot];
     if (d1 > CUT_T * t)
         return false;
     int32_t third = -1;
@@ -312,11 +357,10 @@ static void chain_out(struct an *a, const struct chain *c, int32_t *blocks, doub
 static void chain_make(struct an *a, const struct chain *c)
 {
     for (int m = 0; m < c->n; m++) {
-        list_remove(a, c->v[m]);
+        unlist(a, c->v[m]);
         a->block[c->v[m]] = c->to[m];
     }
-    for (int m = 0; m < c->n; m++)
-        cache_around(a, c->v[m]);
+    cache_after(a, c->v, c->n);
 }
 
 /* One step at temperature t: proposed, judged (Metropolis, then the
@@ -357,8 +401,11 @@ static void run(struct an *a, double unit, double *gain)
     double t0 = T0_UNITS * unit, t1 = T1_UNITS * unit, t = t0, now = 0, least = 0;
     int64_t w0 = a->work;
     for (uint64_t k = 0; a->work - w0 < a->budget; k++) {
-        if (k % TEMP_EVERY == 0)
+        if (k % TEMP_EVERY == 0) {
             t = t0 * pow(t1 / t0, (double)(a->work - w0) / (double)a->budget);
+            if (CUT_T * t < REFILTER * a->move_theta)
+                moves_filter(a, CUT_T * t);
+        }
         struct chain c;
         if (!step(a, t, &c))
             continue;
@@ -429,15 +476,15 @@ static smp_status build_state(struct an *a, const int32_t *node_of_rank, int nno
     a->ncache = calloc(p, 1);
     a->cblock = malloc(sizeof(int32_t) * p * CACHE);
     a->cdelta = malloc(sizeof(double) * p * CACHE);
-    a->list = malloc(sizeof(int32_t) * p);
-    a->all = malloc(sizeof(int32_t) * p);
-    a->pos = malloc(sizeof(int32_t) * p);
-    a->allpos = malloc(sizeof(int32_t) * p);
+    a->ent = malloc(sizeof(struct entry) * p * CACHE);
+    a->entpos = malloc(sizeof(int32_t) * p * CACHE);
+    a->moves = malloc(sizeof(int32_t) * p * CACHE);
+    a->movepos = malloc(sizeof(int32_t) * p * CACHE);
     a->stamp = calloc(p, sizeof(uint32_t));
     a->first = malloc(sizeof(int32_t) * (size_t)nnodes);
     a->count = calloc((size_t)nnodes, sizeof(int32_t));
     if (!dense || !*dense_to_node || !a->block || !a->ncache || !a->cblock || !a->cdelta ||
-        !a->list || !a->all || !a->pos || !a->allpos || !a->stamp || !a->first || !a->count) {
+        !a->ent || !a->entpos || !a->moves || !a->movepos || !a->stamp || !a->first || !a->count) {
         free(dense);
         return smp_error_set(err, SMP_ERR_SYSTEM, "anneal: out of memory");
     }
@@ -454,14 +501,14 @@ static smp_status build_state(struct an *a, const int32_t *node_of_rank, int nno
         a->count[dense[n]]++; /* the block's share, for now */
     }
     for (int b = 0, at = 0; b < a->nblocks; b++) {
-        a->first[b] = at; /* a block never has more promising ranks than ranks */
-        at += a->count[b];
+        a->first[b] = at; /* room for CACHE moves of each of its ranks */
+        at += a->count[b] * CACHE;
         a->count[b] = 0;
     }
     free(dense);
-    for (size_t v = 0; v < p; v++)
-        a->pos[v] = a->allpos[v] = -1;
-    a->nall = 0;
+    for (size_t k = 0; k < p * CACHE; k++)
+        a->movepos[k] = a->entpos[k] = -1;
+    a->nmoves = 0;
     for (int64_t v = 0; v < a->p; v++)
         cache_update(a, (int32_t)v);
     return SMP_OK;
@@ -480,10 +527,10 @@ static void an_free(struct an *a)
     free(a->cdelta);
     free(a->first);
     free(a->count);
-    free(a->list);
-    free(a->all);
-    free(a->pos);
-    free(a->allpos);
+    free(a->ent);
+    free(a->entpos);
+    free(a->moves);
+    free(a->movepos);
     free(a->stamp);
     free(a->best);
 }
@@ -538,6 +585,7 @@ smp_status smp_anneal(const smp_grid *grid, const smp_stencil *st, int32_t *node
     if ((s = build_graph(&a, grid, st, &unit, err)))
         goto done;
     a.theta = THETA_T0 * T0_UNITS * unit;
+    a.move_theta = CUT_T * T0_UNITS * unit;
     if ((s = build_state(&a, node_of_rank, nnodes, &dense_to_node, err)) ||
         (obj == SMP_OBJ_MAX && (s = limit_init(&a, &stats->before, weighted, err))))
         goto done;

@@ -47,12 +47,13 @@ static bool worse_for(const tu_score *a, const tu_score *b, bool weighted, smp_o
 }
 
 /* The most work one run may spend: setting up (every rank's cache), the
- * budget, and the one step that crosses it (two partner searches over at
- * most every rank, three moves with the caches around them). */
+ * budget, and what crosses it: one filtering of the listed moves (a look
+ * at every cache entry) and one step (two partner searches over at most
+ * every cache entry, three moves with the caches around them). */
 static int64_t work_bound(const smp_grid *g, const smp_stencil *st, int64_t budget)
 {
     int64_t deg = 2 * (int64_t)st->count;
-    return budget + g->size * deg + 2 * g->size + 8 * (deg + 1) * (deg + 1);
+    return budget + 4 * g->size * deg + 8 * (deg + 1) * (deg + 1);
 }
 
 static void test_anneal_random(void **state)

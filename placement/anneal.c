@@ -24,8 +24,9 @@
  * small grid is stored (CSR), unlike refinement's.
  *
  * Temperatures are in units of the stencil's weight per rank (the sum of
- * its directed edge weights at an interior rank, over 8: 1 for the 2-D
- * 5-point stencil), so the schedule fits weighted and wide stencils alike.
+ * the edge weights at the rank that has most, over 8: 1 for the 2-D
+ * 5-point stencil, and for the 3-D one on a grid one rank thick), so the
+ * schedule fits weighted and wide stencils alike.
  * The figures below were chosen on paper 001's instance set (make bench).
  *
  * Work is counted in neighbour entries read and cached entries looked up,
@@ -429,10 +430,6 @@ static smp_status build_graph(struct an *a, const smp_grid *grid, const smp_sten
     smp_status s = smp_nbr_init(&nb, grid, st, err);
     if (s)
         return s;
-    double per_rank = 0;
-    for (int k = 0; k < nb.nk; k++)
-        per_rank += nb.w[k];
-    *unit = per_rank / 8;
     size_t entries = (size_t)a->p * (size_t)nb.nk;
     int64_t *t = malloc(sizeof(int64_t) * (size_t)(nb.nk ? nb.nk : 1));
     double *w = malloc(sizeof(double) * (size_t)(nb.nk ? nb.nk : 1));
@@ -445,16 +442,22 @@ static smp_status build_graph(struct an *a, const smp_grid *grid, const smp_sten
         s = smp_error_set(err, SMP_ERR_SYSTEM, "anneal: out of memory");
     } else {
         int32_t k = 0;
+        double per_rank = 0; /* the most weight at one rank: an interior one's */
         for (int64_t v = 0; v < a->p; v++) {
             a->start[v] = k;
             int n = smp_nbr_list_dir(&nb, v, t, w, wo);
+            double here = 0;
             for (int i = 0; i < n; i++) {
                 a->adj[k] = (int32_t)t[i];
                 a->wout[k] = wo[i];
+                here += w[i];
                 a->w[k++] = w[i];
             }
+            if (here > per_rank)
+                per_rank = here;
         }
         a->start[a->p] = k;
+        *unit = per_rank / 8;
         a->eps = 1e-9 * per_rank;
     }
     free(t);

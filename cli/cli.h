@@ -43,6 +43,10 @@ void cli_json_spec(json_t *obj, const smp_spec *spec);
  * e.g. "weighted J_max, then weighted J_sum". */
 const char *cli_minimised(const smp_spec *spec);
 const char *cli_objective_text(const smp_spec *spec);
+/* Plans spec on nodes with algorithm alg, for the spec's objective and
+ * effort. */
+smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm alg,
+                    smp_placement *out, smp_error *err);
 /* Prints obj (a command's --json answer) to stdout with its version and
  * format first, then a newline; takes the reference. */
 void cli_json_print(json_t *obj, size_t flags);

@@ -195,8 +195,7 @@ static int compare_one(const struct cli_instance *in, struct row *r, smp_score *
     smp_error err;
     const char *name = smp_algorithm_name(r->alg);
     double t0 = cli_now();
-    smp_status s = smp_plan_for(&in->spec.grid, &in->spec.stencil, in->nodes.slots, in->nodes.count,
-                                r->alg, in->spec.objective, &r->pl, &err);
+    smp_status s = cli_plan(&in->spec, &in->nodes, r->alg, &r->pl, &err);
     r->ms = (cli_now() - t0) * 1e3;
     if (s == SMP_ERR_INFEASIBLE && r->alg == SMP_ALG_NODECART) {
         if (!in->o.json)

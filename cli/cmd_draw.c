@@ -196,8 +196,7 @@ static void drawing_free(struct drawing *d)
 static int plan_here(struct drawing *d)
 {
     smp_error err;
-    if (smp_plan_for(&d->spec.grid, &d->spec.stencil, d->nodes.slots, d->nodes.count,
-                     d->spec.algorithm, d->spec.objective, &d->planned, &err))
+    if (cli_plan(&d->spec, &d->nodes, d->spec.algorithm, &d->planned, &err))
         return cli_fail(&err);
     d->plan = d->planned.node_of_rank;
     const char *name = smp_algorithm_name(d->planned.algorithm);

@@ -59,8 +59,7 @@ static int plan_compute(const struct cli_instance *in, struct plan_result *r)
     smp_error err;
     const smp_spec *spec = &in->spec;
     double t0 = cli_now();
-    smp_status s = smp_plan_for(&spec->grid, &spec->stencil, in->nodes.slots, in->nodes.count,
-                                spec->algorithm, spec->objective, &r->pl, &err);
+    smp_status s = cli_plan(spec, &in->nodes, spec->algorithm, &r->pl, &err);
     r->seconds = cli_now() - t0;
     if (!s)
         s = smp_plan(&spec->grid, &spec->stencil, in->nodes.slots, in->nodes.count,

@@ -174,6 +174,14 @@ void cli_json_spec(json_t *obj, const smp_spec *spec)
     json_object_set_new(obj, "stencil", json_string(spec->stencil.name[0] ? spec->stencil.name : "custom"));
     json_object_set_new(obj, "offsets", json_integer(spec->stencil.count));
     json_object_set_new(obj, "objective", json_string(smp_objective_name(spec->objective)));
+    json_object_set_new(obj, "effort", json_integer(spec->effort ? spec->effort : SMP_EFFORT_DEFAULT));
+}
+
+smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm alg,
+                    smp_placement *out, smp_error *err)
+{
+    smp_plan_opts opts = {alg, spec->objective, spec->effort};
+    return smp_plan_with(&spec->grid, &spec->stencil, nodes->slots, nodes->count, &opts, out, err);
 }
 
 const char *cli_minimised(const smp_spec *spec)

@@ -46,8 +46,8 @@ smp_status smp_refine_known(const smp_grid *grid, const smp_stencil *st, int32_t
  * refinement on small grids, for (weighted) J_sum; under SMP_OBJ_MAX no
  * node's outgoing cut may pass the input's J_max.  Keeps every node's
  * share, never returns a placement worse by the objective than its input,
- * and depends only on its input.  Budget in work units (<= 0:
- * smp_anneal_default_budget). */
+ * and depends only on its input and the round, which seeds its random
+ * numbers.  Budget in work units (<= 0: smp_anneal_default_budget). */
 #define SMP_ANNEAL_MAX_RANKS 4096
 #define SMP_ANNEAL_MAX_ENTRIES ((int64_t)1 << 20) /* stored neighbour entries */
 #define SMP_ANNEAL_WORK_PER_RANK 10000
@@ -59,8 +59,8 @@ typedef struct {
 bool smp_anneal_applies(const smp_grid *grid, const smp_stencil *st);
 int64_t smp_anneal_default_budget(int64_t ranks);
 smp_status smp_anneal(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
-                      int nnodes, int64_t budget, smp_objective obj, smp_anneal_stats *stats,
-                      smp_error *err);
+                      int nnodes, int64_t budget, smp_objective obj, uint32_t round,
+                      smp_anneal_stats *stats, smp_error *err);
 
 /* a better than b: lower J_sum (weighted if weights are given), then J_max
  * (objective.c) */
@@ -76,10 +76,11 @@ smp_status smp_run_construction(smp_algorithm alg, int fold, const smp_grid *gri
                                 const int32_t *dense_to_node, int ndense, int32_t *out,
                                 smp_error *err);
 /* auto (plan_auto.c): fills out->node_of_rank (allocated by the caller),
- * score, algorithm, fold_axis, constructed and refined. */
+ * score, algorithm, fold_axis, constructed and refined; anneals with
+ * effort times the default budget. */
 smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                          const int32_t *dense_to_node, int ndense, int nnodes,
-                         smp_objective obj, smp_placement *out, smp_error *err);
+                         smp_objective obj, int effort, smp_placement *out, smp_error *err);
 
 /* Axes no stencil offset moves along (dims > 1): zero[i]; returns how many,
  * or 0 when that would be every axis. */

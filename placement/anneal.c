@@ -30,8 +30,9 @@
  * The figures below were chosen on paper 001's instance set (make bench).
  *
  * Work is counted in neighbour entries read and cached entries looked up,
- * not in time, and the random numbers come from a fixed seed: the result
- * depends only on the input. */
+ * not in time, and the random numbers come from a fixed seed per round
+ * (auto runs more rounds, each from the last one's result, at a higher
+ * effort): the result depends only on the input. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -565,8 +566,8 @@ static smp_status limit_init(struct an *a, const smp_score *before, bool weighte
 }
 
 smp_status smp_anneal(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
-                      int nnodes, int64_t budget, smp_objective obj, smp_anneal_stats *stats,
-                      smp_error *err)
+                      int nnodes, int64_t budget, smp_objective obj, uint32_t round,
+                      smp_anneal_stats *stats, smp_error *err)
 {
     memset(stats, 0, sizeof(*stats));
     if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
@@ -581,7 +582,8 @@ smp_status smp_anneal(const smp_grid *grid, const smp_stencil *st, int32_t *node
         return s; /* also rejects ranks on nodes out of range */
     stats->after = stats->before;
     struct an a = {.p = grid->size, .budget = budget > 0 ? budget : smp_anneal_default_budget(grid->size),
-                   .rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)grid->size, .limit = INFINITY};
+                   .rng = (0x9E3779B97F4A7C15ULL ^ (uint64_t)grid->size) + 0x632BE59BD9B4E019ULL * round,
+                   .limit = INFINITY};
     bool weighted = smp_stencil_weighted(st);
     int32_t *dense_to_node = NULL;
     double unit = 0, gain = 0;

@@ -17,11 +17,22 @@ smp_status smp_plan_for(const smp_grid *grid, const smp_stencil *st, const int32
                         int nnodes, smp_algorithm alg, smp_objective obj, smp_placement *out,
                         smp_error *err)
 {
+    smp_plan_opts opts = {.algorithm = alg, .objective = obj, .effort = SMP_EFFORT_DEFAULT};
+    return smp_plan_with(grid, st, slots, nnodes, &opts, out, err);
+}
+
+smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
+                         int nnodes, const smp_plan_opts *opts, smp_placement *out,
+                         smp_error *err)
+{
+    smp_algorithm alg = opts->algorithm;
+    smp_objective obj = opts->objective;
+    int effort = opts->effort ? opts->effort : SMP_EFFORT_DEFAULT;
     if (grid->order == SMP_ORDER_COLUMN_MAJOR) {
         smp_canon c;
         smp_status s = smp_canon_make(&c, grid, st, err);
         if (!s)
-            s = smp_plan_for(&c.grid, &c.st, slots, nnodes, alg, obj, out, err);
+            s = smp_plan_with(&c.grid, &c.st, slots, nnodes, opts, out, err);
         else
             memset(out, 0, sizeof(*out));
         if (!s && out->fold_axis >= 0) /* an axis of the grid as given */
@@ -40,6 +51,9 @@ smp_status smp_plan_for(const smp_grid *grid, const smp_stencil *st, const int32
         return smp_error_set(err, SMP_ERR_INPUT, "algorithm: unknown");
     if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
         return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
+    if (effort < 1 || effort > SMP_MAX_EFFORT)
+        return smp_error_set(err, SMP_ERR_INPUT, "effort: must be 1 to %d, not %d",
+                             SMP_MAX_EFFORT, effort);
     int64_t total = 0;
     for (int i = 0; i < nnodes; i++) {
         if (slots[i] < 1)
@@ -78,7 +92,7 @@ smp_status smp_plan_for(const smp_grid *grid, const smp_stencil *st, const int32
         out->algorithm = alg;
         goto done;
     }
-    s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, out, err);
+    s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
 done:
     free(cap);
     free(dense);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* auto: every construction the table in constructions.c offers it (bisect
  * only on small grids), and for stencils that leave axes out every
- * construction on each folded grid too, then refinement.
+ * construction on each folded grid too, then refinement, then on grids
+ * where it applies annealing (anneal.c), as long as the effort says.
  *
  * Refinement starts from the best construction, then tries the next ones
  * in order of their scores while the work budget lasts: a construction
@@ -43,6 +44,7 @@ struct auto_run {
     const int32_t *cap, *dense;
     int ndense, nnodes;
     smp_objective obj;
+    int effort;
     bool weighted;
     size_t bytes;
     int32_t *trial; /* the placement being built or refined */
@@ -205,21 +207,29 @@ static smp_status refine_all(struct auto_run *a, smp_error *err)
     return SMP_OK;
 }
 
-/* On small grids, the best placement annealed (anneal.c: for J_sum, then
- * under "max" refined for J_max), kept when it is better by the
- * objective. */
-/* Anneals trial (holding a placement) for aobj, refines the result for
- * J_max under "max", and keeps it when it beats out by the objective. */
+/* Anneals trial (holding a placement) for aobj, one round of the default
+ * budget per unit of effort, each from the last one's result (so more
+ * effort never ends the annealing worse); refines the result for J_max
+ * under "max", and keeps it when it beats out by the objective. */
 static smp_status anneal_one(struct auto_run *a, smp_objective aobj, smp_error *err)
 {
-    smp_anneal_stats as;
-    smp_status s = smp_anneal(a->grid, a->st, a->trial, a->nnodes, 0, aobj, &as, err);
-    if (s || same_score(&as.after, &as.before))
-        return s;
-    smp_score now = as.after;
+    smp_score before = {0}, now = {0};
+    for (int r = 0; r < a->effort; r++) {
+        smp_anneal_stats as;
+        smp_status s = smp_anneal(a->grid, a->st, a->trial, a->nnodes, 0, aobj, (uint32_t)r, &as,
+                                  err);
+        if (s)
+            return s;
+        if (r == 0)
+            before = as.before;
+        now = as.after;
+    }
+    if (same_score(&now, &before))
+        return SMP_OK;
     if (a->obj == SMP_OBJ_MAX) {
         smp_refine_stats rs;
-        s = smp_refine_known(a->grid, a->st, a->trial, a->nnodes, 0, SMP_OBJ_MAX, &now, &rs, err);
+        smp_status s =
+            smp_refine_known(a->grid, a->st, a->trial, a->nnodes, 0, SMP_OBJ_MAX, &now, &rs, err);
         if (s)
             return s;
         now = rs.after;
@@ -254,13 +264,14 @@ static smp_status anneal_best(struct auto_run *a, smp_error *err)
 
 smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                          const int32_t *dense, int ndense, int nnodes, smp_objective obj,
-                         smp_placement *out, smp_error *err)
+                         int effort, smp_placement *out, smp_error *err)
 {
     struct auto_run *a = calloc(1, sizeof(*a));
     if (!a)
         return smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
     *a = (struct auto_run){.grid = grid, .st = st, .cap = cap, .dense = dense, .ndense = ndense,
-                           .nnodes = nnodes, .obj = obj, .weighted = smp_stencil_weighted(st),
+                           .nnodes = nnodes, .obj = obj, .effort = effort,
+                           .weighted = smp_stencil_weighted(st),
                            .bytes = sizeof(int32_t) * (size_t)grid->size, .out = out};
     a->trial = malloc(a->bytes);
     bool keep = obj == SMP_OBJ_MAX && grid->size >= 2 && grid->size <= AUTO_KEEP_MAX_RANKS;

@@ -154,6 +154,20 @@ static smp_status parse_objective(smp_spec *spec, const json_t *js, smp_error *e
     return SMP_OK;
 }
 
+/* "effort": how long auto may search, a multiple of its default work. */
+static smp_status parse_effort(smp_spec *spec, const json_t *js, smp_error *err)
+{
+    if (!json_is_integer(js))
+        return smp_error_set(err, SMP_ERR_INPUT, "effort: must be an integer 1 to %d, not %s",
+                             SMP_MAX_EFFORT, smp_json_kind(js));
+    json_int_t n = json_integer_value(js);
+    if (n < 1 || n > SMP_MAX_EFFORT)
+        return smp_error_set(err, SMP_ERR_INPUT, "effort: must be 1 to %d, not %lld",
+                             SMP_MAX_EFFORT, (long long)n);
+    spec->effort = (int)n;
+    return SMP_OK;
+}
+
 /* "bind" and "sockets": how the plugin binds tasks inside a node, and the
  * socket count per node for when Slurm does not say (the CLI). */
 static smp_status parse_binding(smp_spec *spec, const json_t *bind, const json_t *sockets,
@@ -189,7 +203,7 @@ smp_status smp_spec_from_json(smp_spec *spec, const json_t *root, const char *sp
                               smp_error *err)
 {
     static const char *const keys[] = {"grid", "stencil", "algorithm", "description",
-                                       "bind", "sockets", "objective", NULL};
+                                       "bind", "sockets", "objective", "effort", NULL};
     memset(spec, 0, sizeof(*spec));
     spec->objective = SMP_OBJ_DEFAULT;
     smp_status s = SMP_OK;
@@ -211,8 +225,11 @@ smp_status smp_spec_from_json(smp_spec *spec, const json_t *root, const char *sp
     else if ((s = parse_binding(spec, json_object_get(root, "bind"),
                                 json_object_get(root, "sockets"), err)))
         ;
-    else if (json_object_get(root, "objective"))
-        s = parse_objective(spec, json_object_get(root, "objective"), err);
+    else if (json_object_get(root, "objective") &&
+             (s = parse_objective(spec, json_object_get(root, "objective"), err)))
+        ;
+    else if (json_object_get(root, "effort"))
+        s = parse_effort(spec, json_object_get(root, "effort"), err);
     if (s)
         smp_spec_free(spec);
     return s;

@@ -7,7 +7,8 @@
  * record without "format" is format 1, a newer one is refused.  Fields
  * added within format 1 are optional on reading: launched (absent: true,
  * every older record was of a launched step), error, the timings,
- * objective, grid.order, and the socket fields of bind=socket steps. */
+ * objective, effort, grid.order, and the socket fields of bind=socket
+ * steps. */
 #ifndef SMR_RECORD_H
 #define SMR_RECORD_H
 
@@ -52,6 +53,7 @@ typedef struct {
     char alg_requested[32], alg_override[32], alg_used[32]; /* "" null */
     /* SMR_KIND_PLACED only */
     char objective[16];      /* "sum", "max"; "" when not recorded */
+    int64_t effort;          /* auto's effort; 0 when not recorded */
     int64_t ranks;
     smp_grid grid;
     bool grid_order_given;   /* "order" is in the record (older ones are row-major) */

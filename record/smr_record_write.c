@@ -121,6 +121,7 @@ static void add_placed(json_t *j, const smr_record *rec)
     set(j, "algorithm_override", str_or_null(rec->alg_override));
     set(j, "algorithm_used", str_or_null(rec->alg_used));
     set(j, "objective", str_or_null(rec->objective));
+    set(j, "effort", rec->effort ? json_integer(rec->effort) : json_null());
     set(j, "fallback", json_null());
     set(j, "j_sum", json_integer(rec->j_sum));
     set(j, "j_max", json_integer(rec->j_max));

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
- * max_ranks=, bind=, objective=.  Anything else is an error, so a typo is never ignored. */
+ * max_ranks=, bind=, objective=, effort=.  Anything else is an error, so a
+ * typo is never ignored. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy.h"
 
-#include <stdarg.h>
+#define KNOWN_KEYS "default, algorithm, on_error, record_dir, max_ranks, bind, objective, effort"
 
 __attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
 {
@@ -28,7 +30,7 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
         const char *eq = strchr(arg, '=');
         if (!eq)
             return fail(msg, n, "plugstack argument '%.100s': expected KEY=VALUE (keys: %s)", arg,
-                        "default, algorithm, on_error, record_dir, max_ranks, bind, objective");
+                        KNOWN_KEYS);
         size_t klen = (size_t)(eq - arg);
         const char *val = eq + 1;
 #define KEY(k) (klen == sizeof(k) - 1 && !strncmp(arg, k, klen))
@@ -76,9 +78,17 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
                 return fail(msg, n, "plugstack argument objective=%.100s: %s", val,
                             "must be 'sum' or 'max'");
             pol->have_objective = true;
+        } else if (KEY("effort")) {
+            char *end;
+            errno = 0;
+            long v = strtol(val, &end, 10);
+            if (errno || end == val || *end || v < 1 || v > SMP_MAX_EFFORT)
+                return fail(msg, n, "plugstack argument effort=%.100s: must be an integer 1 to %d",
+                            val, SMP_MAX_EFFORT);
+            pol->effort = (int)v;
         } else {
             return fail(msg, n, "plugstack argument '%.100s': unknown key (known: %s)", arg,
-                        "default, algorithm, on_error, record_dir, max_ranks, bind, objective");
+                        KNOWN_KEYS);
         }
 #undef KEY
     }
@@ -90,4 +100,11 @@ smp_objective sm_policy_objective(const sm_policy *pol, const smp_spec *spec)
     if (spec->have_objective)
         return spec->objective;
     return pol->have_objective ? pol->objective : SMP_OBJ_DEFAULT;
+}
+
+int sm_policy_effort(const sm_policy *pol, const smp_spec *spec)
+{
+    if (spec->effort)
+        return spec->effort;
+    return pol->effort ? pol->effort : SMP_EFFORT_DEFAULT;
 }

@@ -24,13 +24,18 @@ typedef struct {
     bool have_objective;      /* objective=sum|max: the site's default for
                                * specs that do not say; a spec's wins */
     smp_objective objective;
+    int effort;               /* effort=N: the site's default for specs that
+                               * do not say (a spec's wins); 0 = not given */
 } sm_policy;
 
 /* Parses the plugstack.conf arguments.  Returns 0, or -1 with a message in
  * msg naming the offending argument (unknown arguments are rejected). */
 int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t msglen);
 /* The objective a step is planned for: the spec's "objective" when it
- * gives one, else the site's objective=, else sum. */
+ * gives one, else the site's objective=, else SMP_OBJ_DEFAULT (max). */
 smp_objective sm_policy_objective(const sm_policy *pol, const smp_spec *spec);
+/* auto's effort for a step: the spec's "effort", else the site's
+ * effort=, else SMP_EFFORT_DEFAULT. */
+int sm_policy_effort(const sm_policy *pol, const smp_spec *spec);
 
 #endif

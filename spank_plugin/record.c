@@ -24,6 +24,7 @@ static void fill_placed(smr_record *rec, const sm_step *st)
              smp_algorithm_name(st->requested));
     snprintf(rec->alg_used, sizeof(rec->alg_used), "%s", smp_algorithm_name(st->pl.algorithm));
     snprintf(rec->objective, sizeof(rec->objective), "%s", smp_objective_name(st->objective));
+    rec->effort = st->effort;
     rec->j_sum = st->pl.score.j_sum;
     rec->j_max = st->pl.score.j_max;
     rec->blocked_j_sum = st->blocked.score.j_sum;

@@ -107,8 +107,10 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
         return s;
     st->requested = pol->have_algorithm ? pol->algorithm : st->spec.algorithm;
     st->objective = sm_policy_objective(pol, &st->spec);
-    s = smp_plan_for(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
-                     st->requested, st->objective, &st->pl, err);
+    st->effort = sm_policy_effort(pol, &st->spec);
+    smp_plan_opts opts = {st->requested, st->objective, st->effort};
+    s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count, &opts,
+                      &st->pl, err);
     if (!s)
         s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                      SMP_ALG_BLOCKED, &st->blocked, err);
@@ -274,8 +276,10 @@ void sm_step_summary(const sm_step *st, FILE *out)
     fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
             smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
-    if (st->objective != SMP_OBJ_DEFAULT) /* the default says nothing more */
+    if (st->objective != SMP_OBJ_DEFAULT) /* the defaults say nothing more */
         fprintf(out, ", objective %s", smp_objective_name(st->objective));
+    if (st->effort != SMP_EFFORT_DEFAULT)
+        fprintf(out, ", effort %d", st->effort);
     fputc('\n', out);
     if (st->bind)
         fprintf(out, "stencil-map: bind=socket, inter-socket edges %lld (naive split %lld)%s%s\n",

@@ -27,7 +27,8 @@ typedef struct {
     smp_spec spec;
     smp_nodes nodes;
     smp_algorithm requested;  /* after the site's algorithm= override */
-    smp_objective objective;  /* the spec's, else the site's objective=, else sum */
+    smp_objective objective;  /* the spec's, else the site's objective=, else max */
+    int effort;               /* the spec's, else the site's effort=, else 1 */
     smp_placement pl, blocked;
     int64_t ranks;
     char dir[1024];           /* private per-step directory */

@@ -93,6 +93,16 @@ typedef enum {
  * 0.93x the time with max). */
 #define SMP_OBJ_DEFAULT SMP_OBJ_MAX
 
+/* How long auto may search on small grids (it anneals grids of up to 4096
+ * ranks after refining): rounds of its default work, each from the last
+ * one's result and about 80 ms of one core for 1,000 to 4,096 ranks (the
+ * README's machine).  Long
+ * jobs can afford more: effort 16 brings auto level with or below the best
+ * of four general graph partitioners on all but 4 of those 432 instances
+ * (README, "Against general mappers"). */
+#define SMP_EFFORT_DEFAULT 1
+#define SMP_MAX_EFFORT 64
+
 /* Binding inside the node that a spec asks of the plugin. */
 typedef enum {
     SMP_BIND_NONE = 0,
@@ -111,6 +121,7 @@ typedef struct {
     int sockets;   /* "sockets": per node when not known otherwise, 0 = not given */
     bool have_objective;     /* "objective" was given */
     smp_objective objective; /* "objective": "sum" or "max"; SMP_OBJ_DEFAULT if not given */
+    int effort;              /* "effort": 1 to SMP_MAX_EFFORT; 0 if not given */
 } smp_spec;
 
 /* The allocation: node names with their slot counts, in Slurm's order. */
@@ -235,7 +246,8 @@ void smp_nodes_free(smp_nodes *nodes);
  * Capacities are exact: node i gets at most slots[i] ranks.  With
  * SMP_ALG_AUTO every construction is tried, the best by J_sum (weighted
  * when the stencil has weights), then J_max, is kept and then refined
- * (smp_refine with the default budget). */
+ * (smp_refine with the default budget) and, on grids of up to 4096 ranks,
+ * annealed (SMP_EFFORT_DEFAULT). */
 smp_status smp_plan(const smp_grid *grid, const smp_stencil *st,
                     const int32_t *slots, int nnodes, smp_algorithm alg,
                     smp_placement *out, smp_error *err);
@@ -244,6 +256,16 @@ smp_status smp_plan(const smp_grid *grid, const smp_stencil *st,
 smp_status smp_plan_for(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
                         int nnodes, smp_algorithm alg, smp_objective obj, smp_placement *out,
                         smp_error *err);
+/* What smp_plan_with plans: the algorithm, the objective auto minimises
+ * first, and auto's effort (1 to SMP_MAX_EFFORT; 0 means the default). */
+typedef struct {
+    smp_algorithm algorithm;
+    smp_objective objective;
+    int effort;
+} smp_plan_opts;
+smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
+                         int nnodes, const smp_plan_opts *opts, smp_placement *out,
+                         smp_error *err);
 /* Improves a placement in place by moving ranks between nodes that share
  * cut edges (boundary Fiduccia-Mattheyses between node pairs, weighted by
  * the stencil's weights).  Every node keeps exactly the number of ranks it

@@ -121,6 +121,22 @@ js=$(jget "$work/plan-json.out" j_sum)
 jm=$(jget "$work/plan-json.out" j_max)
 bjs=$(jget "$work/plan-json.out" blocked.j_sum)
 check_cmd "plan --json: auto j_sum $js <= blocked $bjs" test "$js" -le "$bjs"
+check_cmd "plan --json: effort 1 by default" test "$(jget "$work/plan-json.out" effort)" = 1
+
+# "effort": auto searches longer; the figure is in --json, a bad one is refused
+cat >"$work/effort.json" <<'EOF2'
+{"grid": {"dims": [10, 8, 5]}, "stencil": "nearest", "objective": "sum", "effort": 8}
+EOF2
+run 0 effort-8 plan "$work/effort.json" --nodes 'n[1-16]' --slots 25 --json --hostfile "$work/he8"
+check_cmd "plan --json: effort 8 from the spec" test "$(jget "$work/effort-8.out" effort)" = 8
+sed 's/"effort": 8/"effort": 1/' "$work/effort.json" >"$work/effort1.json"
+run 0 effort-1 plan "$work/effort1.json" --nodes 'n[1-16]' --slots 25 --json --hostfile "$work/he1"
+e8=$(jget "$work/effort-8.out" j_sum)
+e1=$(jget "$work/effort-1.out" j_sum)
+check_cmd "plan: effort 8 ($e8 edges) below effort 1 ($e1) on 10x8x5, 16 nodes of 25" test "$e8" -lt "$e1"
+sed 's/"effort": 8/"effort": 100/' "$work/effort.json" >"$work/effort100.json"
+run 2 effort-100 plan "$work/effort100.json" --nodes 'n[1-16]' --slots 25
+check_cmd "plan: effort 100 refused naming the field" grep -q "effort: must be 1 to 64, not 100" "$work/effort-100.err"
 
 # ---- score reproduces plan -------------------------------------------------
 run 0 score-json score auto:2d:5pt --hostfile "$work/h3" --json

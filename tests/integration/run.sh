@@ -319,6 +319,33 @@ t_blocked_fallback() {
     echo "record $rec: fallback $(json_get "$rec" 'd["fallback"]')"
 }
 
+# b. "effort" in the spec, and the site's effort= for specs that give none:
+# srun's summary and the record say it, and the tasks run where the CLI's
+# plan with that effort puts them
+t_effort() {
+    local rec
+    printf '{"grid": {"dims": [4, 8]}, "stencil": "5pt", "effort": 4}\n' >"$WORK/spec-effort-4.json"
+    t_algorithm "$WORK/spec-effort-4.json" 32 || return 1
+    grep -q '^stencil-map: .*, effort 4$' err || { fail "the summary does not say effort 4"; return 1; }
+    rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+    [ "$(json_get "$rec" 'd["effort"]')" = 4 ] || { fail "record effort is not 4"; cat "$rec"; return 1; }
+    echo "spec effort 4: in the summary and the record"
+    plugstack effort=3
+    printf '{"grid": {"dims": [4, 8]}, "stencil": "5pt"}\n' >"$WORK/spec-effort-none.json"
+    printf '{"grid": {"dims": [4, 8]}, "stencil": "5pt", "effort": 3}\n' >"$WORK/spec-effort-3.json"
+    mc salloc -N4 -n32 srun --stencil-map="$WORK/spec-effort-none.json" "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    verify_run "$WORK/spec-effort-3.json" out err 32 || return 1
+    grep -q '^stencil-map: .*, effort 3$' err || { fail "the summary does not say the site's effort 3"; return 1; }
+    rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+    [ "$(json_get "$rec" 'd["effort"]')" = 3 ] || { fail "record effort is not 3"; cat "$rec"; return 1; }
+    echo "site effort=3: applied to a spec without one"
+    plugstack effort=65
+    if mc salloc -N1 -n1 srun true >out 2>err; then fail "accepted effort=65"; return 1; fi
+    grep -q "effort=65: must be an integer 1 to 64" err || { fail "effort=65 refused without naming it"; cat err; return 1; }
+}
+
 t_max_ranks() {
     plugstack max_ranks=16
     t_error 'max_ranks.*16' 32 --stencil-map=auto:2d:5pt || return 1
@@ -546,6 +573,8 @@ plugstack
 run_test b-max-ranks t_max_ranks
 plugstack
 run_test b-unknown-plugstack-arg t_unknown_plugstack_arg
+plugstack
+run_test b-effort t_effort
 plugstack
 run_test c-overhead-srun-32 t_overhead_srun
 run_test c-overhead-bench t_overhead_bench

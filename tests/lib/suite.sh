@@ -157,7 +157,7 @@ verify_run() {
         echo "this placement differs from the blocked layout on $(paste -d' ' "$dir/blocked" "$dir/observed" | awk '$1 != $2' | wc -l) ranks"
     fi
     local planned scored
-    planned=$(sed -n 's/^stencil-map: .* inter-node edges \([0-9]*\) (blocked [0-9]*)$/\1/p' "$err" | tail -1)
+    planned=$(sed -n 's/^stencil-map: .* inter-node edges \([0-9]*\) (blocked [0-9]*)\(, .*\)*$/\1/p' "$err" | tail -1)
     [ -n "$planned" ] || { fail "no summary line on srun's stderr"; cat "$err"; return 1; }
     "$SM" score "$spec" --hostfile "$dir/observed" --ranks "$n" --json >"$dir/score.json" ||
         { fail "stencil-map score failed"; return 1; }

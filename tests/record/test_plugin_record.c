@@ -94,6 +94,7 @@ static void same_plan(const sm_step *st, const smr_record *rec)
     assert_int_equal(rec->stencil.count, st->spec.stencil.count);
     assert_string_equal(rec->alg_used, smp_algorithm_name(st->pl.algorithm));
     assert_string_equal(rec->objective, smp_objective_name(st->objective));
+    assert_int_equal(rec->effort, st->effort);
     assert_true(rec->j_sum == st->pl.score.j_sum && rec->j_max == st->pl.score.j_max &&
                 rec->blocked_j_sum == st->blocked.score.j_sum &&
                 rec->blocked_j_max == st->blocked.score.j_max);

@@ -90,6 +90,7 @@ static void placed(smr_record *rec, bool weighted, bool bound)
     snprintf(rec->alg_override, sizeof(rec->alg_override), "hyperplane");
     snprintf(rec->alg_used, sizeof(rec->alg_used), "hyperplane");
     snprintf(rec->objective, sizeof(rec->objective), "max");
+    rec->effort = 16;
     rec->j_sum = 8, rec->j_max = 4, rec->blocked_j_sum = 12, rec->blocked_j_max = 6;
     snprintf(rec->hostfile, sizeof(rec->hostfile), "/tmp/stencil-map.x/hostfile");
     rec->placement_count = 8;
@@ -151,6 +152,7 @@ static void same_stencil(const smp_stencil *a, const smp_stencil *b)
 static void same_placed(const smr_record *a, const smr_record *b)
 {
     assert_string_equal(a->objective, b->objective);
+    assert_int_equal(a->effort, b->effort);
     assert_int_equal(a->ranks, b->ranks);
     assert_memory_equal(&a->grid, &b->grid, sizeof(a->grid));
     assert_int_equal(a->grid_order_given, b->grid_order_given);

@@ -102,7 +102,7 @@ static void test_anneal_random(void **state)
             smp_stencil_free(&st);
             continue;
         }
-        assert_ok(smp_anneal(&g, &st, pl, nnodes, budget, obj, &as, &err), err);
+        assert_ok(smp_anneal(&g, &st, pl, nnodes, budget, obj, 0, &as, &err), err);
         tu_assert_shares(what, pl, p, cap, nnodes);
         tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &after);
         if (worse_for(&after, &before, weighted, obj))
@@ -123,7 +123,7 @@ static void test_anneal_random(void **state)
             fail_msg("%s: spent %lld work on a budget of %lld", what, (long long)as.work,
                      (long long)budget);
         smp_anneal_stats as2;
-        assert_ok(smp_anneal(&g, &st, again, nnodes, budget, obj, &as2, &err), err);
+        assert_ok(smp_anneal(&g, &st, again, nnodes, budget, obj, 0, &as2, &err), err);
         if (memcmp(pl, again, sizeof(int32_t) * (size_t)p) != 0)
             fail_msg("%s: two runs on the same input differ", what);
         assert_int_equal(as.work, as2.work);
@@ -163,7 +163,7 @@ static void reaches(int d, int64_t side, int nnodes, int64_t optimum)
     tu_rng rng = {(uint64_t)p};
     random_placement(&rng, cap, nnodes, p, pl);
     smp_anneal_stats as;
-    assert_ok(smp_anneal(&g, &st, pl, nnodes, 0, SMP_OBJ_SUM, &as, &err), err);
+    assert_ok(smp_anneal(&g, &st, pl, nnodes, 0, SMP_OBJ_SUM, 0, &as, &err), err);
     tu_assert_shares("optimum", pl, p, cap, nnodes);
     assert_true(as.before.j_sum > 2 * optimum);
     assert_int_equal(as.after.j_sum, optimum);
@@ -231,7 +231,7 @@ static void test_anneal_sparse_nodes(void **state)
     random_placement(&rng, cap, 6, 16, pl);
     for (int obj = SMP_OBJ_SUM; obj <= SMP_OBJ_MAX; obj++) {
         smp_anneal_stats as;
-        assert_ok(smp_anneal(&g, &st, pl, 6, 0, (smp_objective)obj, &as, &err), err);
+        assert_ok(smp_anneal(&g, &st, pl, 6, 0, (smp_objective)obj, 0, &as, &err), err);
         tu_assert_shares("sparse nodes", pl, 16, cap, 6);
     }
     smp_stencil_free(&st);
@@ -250,18 +250,18 @@ static void test_anneal_refuses(void **state)
     assert_false(smp_anneal_applies(&g, &st));
     int32_t *pl = calloc((size_t)g.size, sizeof(int32_t));
     assert_non_null(pl);
-    assert_err(smp_anneal(&g, &st, pl, 1, 0, SMP_OBJ_SUM, &as, &err), SMP_ERR_INPUT, err, "too large");
+    assert_err(smp_anneal(&g, &st, pl, 1, 0, SMP_OBJ_SUM, 0, &as, &err), SMP_ERR_INPUT, err, "too large");
     free(pl);
     int64_t dims[2] = {4, 4};
     assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
     int32_t small[16] = {0};
     small[3] = 2; /* node 2 of 2 */
-    assert_err(smp_anneal(&g, &st, small, 2, 0, SMP_OBJ_SUM, &as, &err), SMP_ERR_INPUT, err, "node");
+    assert_err(smp_anneal(&g, &st, small, 2, 0, SMP_OBJ_SUM, 0, &as, &err), SMP_ERR_INPUT, err, "node");
     small[3] = 1;
-    assert_err(smp_anneal(&g, &st, small, 2, 0, (smp_objective)7, &as, &err), SMP_ERR_INPUT, err,
+    assert_err(smp_anneal(&g, &st, small, 2, 0, (smp_objective)7, 0, &as, &err), SMP_ERR_INPUT, err,
                "objective");
     g.order = SMP_ORDER_COLUMN_MAJOR;
-    assert_err(smp_anneal(&g, &st, small, 2, 0, SMP_OBJ_SUM, &as, &err), SMP_ERR_INPUT, err, "row-major");
+    assert_err(smp_anneal(&g, &st, small, 2, 0, SMP_OBJ_SUM, 0, &as, &err), SMP_ERR_INPUT, err, "row-major");
     smp_stencil_free(&st);
 }
 

@@ -513,6 +513,61 @@ static void test_auto_objectives(void **state)
     smp_stencil_free(&st);
 }
 
+/* auto's effort: 0 means the default (the same placement as 1), values
+ * out of 1..SMP_MAX_EFFORT are refused naming the field, and on six of
+ * paper 001's 3-D 7-point instances (all < 350 ranks) effort 8, which
+ * goes on from where effort 1 ends, finds no more inter-node edges on any
+ * and fewer in total. */
+static void test_plan_effort(void **state)
+{
+    (void)state;
+    static const int cases[][2] = {{10, 16}, {13, 16}, {16, 13}, {10, 19}, {10, 13}, {13, 13}};
+    int64_t total[2] = {0, 0}, js[2] = {0, 0};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        int nnodes = cases[c][0], n = cases[c][1];
+        smp_error err;
+        int64_t dims[3];
+        smp_grid g;
+        smp_stencil st;
+        assert_ok(smp_dims_create((int64_t)nnodes * n, 3, dims, &err), err);
+        assert_ok(smp_grid_init(&g, 3, dims, NULL, &err), err);
+        assert_ok(smp_stencil_family(&st, "nearest", 3, &err), err);
+        int32_t slots[16], cap[16];
+        for (int i = 0; i < nnodes; i++)
+            slots[i] = cap[i] = n;
+        for (int k = 0; k < 2; k++) {
+            smp_plan_opts o = {SMP_ALG_AUTO, SMP_OBJ_SUM, k ? 8 : 1};
+            smp_placement pl;
+            assert_ok(smp_plan_with(&g, &st, slots, nnodes, &o, &pl, &err), err);
+            tu_assert_shares("effort", pl.node_of_rank, g.size, cap, nnodes);
+            total[k] += pl.score.j_sum;
+            js[k] = pl.score.j_sum;
+            if (c == 0 && k == 0) { /* effort 0: the default */
+                smp_placement p0;
+                o.effort = 0;
+                assert_ok(smp_plan_with(&g, &st, slots, nnodes, &o, &p0, &err), err);
+                assert_memory_equal(p0.node_of_rank, pl.node_of_rank, sizeof(int32_t) * (size_t)g.size);
+                smp_placement_free(&p0);
+                smp_placement bad;
+                o.effort = SMP_MAX_EFFORT + 1;
+                assert_err(smp_plan_with(&g, &st, slots, nnodes, &o, &bad, &err), SMP_ERR_INPUT, err,
+                           "effort: must be 1 to 64, not 65");
+                o.effort = -2;
+                assert_err(smp_plan_with(&g, &st, slots, nnodes, &o, &bad, &err), SMP_ERR_INPUT, err,
+                           "effort: must be 1 to 64, not -2");
+            }
+            smp_placement_free(&pl);
+        }
+        if (js[1] > js[0])
+            fail_msg("%d nodes of %d: effort 8 ends at %lld edges, effort 1 at %lld", nnodes, n,
+                     (long long)js[1], (long long)js[0]);
+        smp_stencil_free(&st);
+    }
+    if (total[1] >= total[0])
+        fail_msg("effort 8: %lld inter-node edges in all, effort 1: %lld", (long long)total[1],
+                 (long long)total[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -527,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_algorithm_names),
         cmocka_unit_test(test_construction_table),
         cmocka_unit_test(test_auto_objectives),
+        cmocka_unit_test(test_plan_effort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The plugin's site policy (plugstack.conf arguments): objective= parses
- * to the site default, a bad value is refused naming the argument, and a
- * spec's own "objective" wins over the site's. */
+/* The plugin's site policy (plugstack.conf arguments): objective= and
+ * effort= parse to the site defaults, a bad value is refused naming the
+ * argument, and a spec's own "objective" and "effort" win over the
+ * site's. */
 #include "unit_util.h"
 
 #include "policy.h"
@@ -46,10 +47,35 @@ static void test_policy_objective(void **state)
     assert_non_null(strstr(msg, "objective"));
 }
 
+static void test_policy_effort(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    char msg[300];
+    smp_spec spec;
+    memset(&spec, 0, sizeof(spec));
+    assert_int_equal(parse_args(&pol, "bind=none", NULL, msg, sizeof(msg)), 0);
+    assert_int_equal(sm_policy_effort(&pol, &spec), SMP_EFFORT_DEFAULT);
+    assert_int_equal(parse_args(&pol, "effort=8", "objective=sum", msg, sizeof(msg)), 0);
+    assert_int_equal(sm_policy_effort(&pol, &spec), 8);
+    spec.effort = 3; /* the spec's own wins */
+    assert_int_equal(sm_policy_effort(&pol, &spec), 3);
+    static const char *const bad[] = {"effort=0", "effort=65", "effort=", "effort=4x", "effort=-1",
+                                      "effort=99999999999999999999"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(parse_args(&pol, bad[i], NULL, msg, sizeof(msg)), -1);
+        assert_non_null(strstr(msg, bad[i]));
+        assert_non_null(strstr(msg, "1 to 64"));
+    }
+    assert_int_equal(parse_args(&pol, "efort=2", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "effort"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_policy_objective),
+        cmocka_unit_test(test_policy_effort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

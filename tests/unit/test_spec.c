@@ -602,6 +602,38 @@ static void test_parse_objective(void **state)
     assert_false(smp_objective_from_name(NULL, &o));
 }
 
+/* "effort": an integer 1 to SMP_MAX_EFFORT, 0 in the spec when not given. */
+static void test_parse_effort(void **state)
+{
+    (void)state;
+    smp_spec spec;
+    smp_error err;
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\"}", &err), err);
+    assert_int_equal(spec.effort, 0);
+    smp_spec_free(&spec);
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", "
+                           "\"effort\": 16, \"objective\": \"sum\"}", &err), err);
+    assert_int_equal(spec.effort, 16);
+    assert_int_equal(spec.objective, SMP_OBJ_SUM);
+    smp_spec_free(&spec);
+    assert_ok(parse(&spec, "{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", "
+                           "\"effort\": 64}", &err), err);
+    assert_int_equal(spec.effort, SMP_MAX_EFFORT);
+    smp_spec_free(&spec);
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"effort\": 0}",
+           "effort: must be 1 to 64, not 0");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"effort\": 65}",
+           "effort: must be 1 to 64, not 65");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"effort\": -3}",
+           "effort: must be 1 to 64, not -3");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"effort\": \"16\"}",
+           "effort: must be an integer 1 to 64, not a string");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"effort\": 2.5}",
+           "effort: must be an integer");
+    reject("{\"grid\": {\"dims\": [4,3]}, \"stencil\": \"nearest\", \"effort\": 99999999999999999}",
+           "effort: must be 1 to 64");
+}
+
 int main(void)
 {
     specs_dir = getenv("STENCILMAP_SPECS_DIR");
@@ -626,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_parse_binding),
         cmocka_unit_test(test_parse_objective),
+        cmocka_unit_test(test_parse_effort),
         cmocka_unit_test(test_parse_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -174,7 +174,8 @@ void cli_json_spec(json_t *obj, const smp_spec *spec)
     json_object_set_new(obj, "stencil", json_string(spec->stencil.name[0] ? spec->stencil.name : "custom"));
     json_object_set_new(obj, "offsets", json_integer(spec->stencil.count));
     json_object_set_new(obj, "objective", json_string(smp_objective_name(spec->objective)));
-    json_object_set_new(obj, "effort", json_integer(spec->effort ? spec->effort : SMP_EFFORT_DEFAULT));
+    json_object_set_new(obj, "effort",
+                        json_integer(spec->effort ? spec->effort : SMP_EFFORT_DEFAULT));
 }
 
 smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm alg,

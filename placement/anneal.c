@@ -47,7 +47,7 @@
 #define CYCLE_SHARE 0.5    /* of the steps whose rank touches two other nodes: cycles of three */
 #define CACHE 8            /* nodes cached per rank; a rank touching more skips the rest */
 #define TEMP_EVERY 256     /* steps between temperature updates */
-#define REFILTER 0.9       /* the listed moves are filtered again when their bound falls this much */
+#define REFILTER 0.9       /* first moves are filtered again when their bound falls this much */
 
 /* A listed move: the cache slot it comes from, its target and its cost. */
 struct entry {
@@ -107,7 +107,7 @@ static double rnd_unit(struct an *a)
     return (double)(rnd(a) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* ---- the promising lists ------------------------------------------------ */
+/* ---- the listed moves ---------------------------------------------------- */
 
 static void ent_add(struct an *a, int32_t b, int32_t slot, int32_t to, double delta)
 {
@@ -581,9 +581,13 @@ smp_status smp_anneal(const smp_grid *grid, const smp_stencil *st, int32_t *node
     if (s)
         return s; /* also rejects ranks on nodes out of range */
     stats->after = stats->before;
-    struct an a = {.p = grid->size, .budget = budget > 0 ? budget : smp_anneal_default_budget(grid->size),
-                   .rng = (0x9E3779B97F4A7C15ULL ^ (uint64_t)grid->size) + 0x632BE59BD9B4E019ULL * round,
+    struct an a = {.p = grid->size,
+                   .budget = budget > 0 ? budget : smp_anneal_default_budget(grid->size),
+                   .rng = (0x9E3779B97F4A7C15ULL ^ (uint64_t)grid->size) +
+                          0x632BE59BD9B4E019ULL * round,
                    .limit = INFINITY};
+    if (!a.rng) /* xorshift stays at 0 */
+        a.rng = 1;
     bool weighted = smp_stencil_weighted(st);
     int32_t *dense_to_node = NULL;
     double unit = 0, gain = 0;

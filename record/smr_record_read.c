@@ -173,7 +173,8 @@ static int parse_placed(json_t *j, smr_record *rec, char *err, size_t n)
         parse_sockets(j, rec, err, n))
         return -1;
     json_t *effort = json_object_get(j, "effort");
-    if (effort && !json_is_null(effort) && smr_get_int(j, "", "effort", false, &rec->effort, err, n))
+    if (effort && !json_is_null(effort) &&
+        smr_get_int(j, "", "effort", false, &rec->effort, err, n))
         return -1;
     if (parse_grid(j, rec, err, n) || parse_stencil(j, rec, err, n))
         return -1;

@@ -23,9 +23,10 @@ import statistics
 import sys
 from xml.sax.saxutils import escape
 
-ALGS = ["blocked", "auto", "auto-max", "hyperplane", "strips", "kdtree", "nodecart", "bisect"]
-COLOURS = {"auto": "#222222", "auto-max": "#d62728", "hyperplane": "#1f77b4", "strips": "#ff7f0e", "kdtree": "#2ca02c",
-           "nodecart": "#9467bd", "bisect": "#8c564b", "blocked": "#7f7f7f"}
+ALGS = ["blocked", "auto", "auto-sum", "auto-max", "hyperplane", "strips", "kdtree", "nodecart", "bisect"]
+COLOURS = {"auto": "#222222", "auto-sum": "#17becf", "auto-max": "#d62728", "hyperplane": "#1f77b4",
+           "strips": "#ff7f0e", "kdtree": "#2ca02c", "nodecart": "#9467bd", "bisect": "#8c564b",
+           "blocked": "#7f7f7f"}
 
 
 def read_tsv(path):
@@ -152,16 +153,16 @@ def verdict(cases, rows):
 
 
 def objectives(cases, rows):
-    """auto (objective sum) against auto-max (objective max), where they
-    place apart: which one the halo exchange runs faster with."""
-    out = ["", "Objectives (auto = \"sum\": J_sum first; auto-max = \"max\": J_max first), "
+    """auto-sum (objective sum) against auto-max (objective max), where
+    they place apart: which one the halo exchange runs faster with."""
+    out = ["", "Objectives (auto-sum = \"sum\": J_sum first; auto-max = \"max\": J_max first), "
            "where they place apart:"]
     ratios = []
     for c in cases:
-        s_, m = rows.get((c, "auto")), rows.get((c, "auto-max"))
+        s_, m = rows.get((c, "auto-sum")), rows.get((c, "auto-max"))
         if not s_ or not m or not s_["feasible"] or not m["feasible"]:
             continue
-        if m["runner"] == s_["runner"] or m["runner"] == "auto":
+        if m["runner"] == s_["runner"]:
             out.append("  %s: the same placement (J_sum %d, J_max %d)" % (c, s_["j_sum"], s_["j_max"]))
             continue
         if not s_["times"] or not m["times"]:

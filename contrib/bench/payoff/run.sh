@@ -30,8 +30,9 @@
 #      PAYOFF_CASES_FILE (cases.txt beside this script; cases-objective.txt
 #      holds allocations where the objectives sum and max place apart),
 #      PAYOFF_ALGS (the placements to run, default all: blocked auto
-#      auto-max hyperplane strips kdtree nodecart bisect; auto-max is auto
-#      with "objective": "max"),
+#      auto-sum hyperplane strips kdtree nodecart bisect; auto-sum and
+#      auto-max are auto with "objective": "sum" and "max", the plan auto
+#      has the default objective, max),
 #      PAYOFF_BUDGET (720 s: no new run starts after that),
 #      PAYOFF_LIMIT (840 s: a run still going then is stopped),
 #      PAYOFF_OUT (results/ beside this script), PAYOFF_PREFIX
@@ -64,7 +65,7 @@ HALO=$PREFIX/libexec/stencilmap/halo
 SO=$PREFIX/lib/slurm/stencil_map.so
 # auto right after blocked: it is what a user would ask for, so the
 # construction it picks is run through auto's own spec (same placement)
-ALGS=${PAYOFF_ALGS:-blocked auto auto-max hyperplane strips kdtree nodecart bisect}
+ALGS=${PAYOFF_ALGS:-blocked auto auto-sum hyperplane strips kdtree nodecart bisect}
 CASES_FILE=${PAYOFF_CASES_FILE:-$HERE/cases.txt}
 [[ " $ALGS " == *" blocked "* && " $ALGS " == *" auto "* ]] ||
     { echo "payoff: PAYOFF_ALGS must include blocked and auto (got '$ALGS')" >&2; exit 1; }
@@ -172,9 +173,9 @@ for c in "${CASES[@]}"; do
         die "case $name: stencil-map plan auto failed"
     for alg in $ALGS; do
         spec=$(spec_of "$name" "$alg")
-        if [ "$alg" = auto-max ]; then
-            printf '{"grid": {"dims": [%s]}, "stencil": "%s", "algorithm": "auto", "objective": "max"}\n' \
-                "$dims" "$stencil" >"$spec"
+        if [ "$alg" = auto-max ] || [ "$alg" = auto-sum ]; then
+            printf '{"grid": {"dims": [%s]}, "stencil": "%s", "algorithm": "auto", "objective": "%s"}\n' \
+                "$dims" "$stencil" "${alg#auto-}" >"$spec"
         else
             printf '{"grid": {"dims": [%s]}, "stencil": "%s", "algorithm": "%s"}\n' "$dims" "$stencil" "$alg" >"$spec"
         fi

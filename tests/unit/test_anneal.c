@@ -10,31 +10,6 @@
 
 #include "algorithms.h"
 
-static int32_t *shares_of(const int32_t *slots, int nnodes, int64_t p)
-{
-    int32_t *cap = calloc((size_t)nnodes, sizeof(int32_t));
-    assert_non_null(cap);
-    for (int i = 0; i < nnodes && p > 0; i++) {
-        cap[i] = (int32_t)(p < slots[i] ? p : slots[i]);
-        p -= cap[i];
-    }
-    return cap;
-}
-
-static void random_placement(tu_rng *rng, const int32_t *cap, int nnodes, int64_t p, int32_t *out)
-{
-    int64_t k = 0;
-    for (int i = 0; i < nnodes; i++)
-        for (int32_t j = 0; j < cap[i]; j++)
-            out[k++] = i;
-    for (int64_t i = p - 1; i > 0; i--) {
-        int64_t j = tu_range(rng, 0, i);
-        int32_t t = out[i];
-        out[i] = out[j];
-        out[j] = t;
-    }
-}
-
 /* a worse than b by the objective (weighted when weighted) */
 static bool worse_for(const tu_score *a, const tu_score *b, bool weighted, smp_objective obj)
 {
@@ -70,17 +45,17 @@ static void test_anneal_random(void **state)
         smp_error err;
         tu_random_instance(&rng, &g, &st, &slots, &nnodes, what, sizeof(what));
         int64_t p = g.size;
-        int32_t *cap = shares_of(slots, nnodes, p);
+        int32_t *cap = tu_shares_of(slots, nnodes, p);
         int32_t *pl = malloc(sizeof(int32_t) * (size_t)p), *again = malloc(sizeof(int32_t) * (size_t)p);
         assert_non_null(pl);
         assert_non_null(again);
         if (trial % 2 == 0) {
-            random_placement(&rng, cap, nnodes, p, pl);
+            tu_random_placement(&rng, cap, nnodes, p, pl);
         } else { /* a refined construction: the input auto gives it */
             smp_placement c;
             smp_algorithm alg = (smp_algorithm)tu_range(&rng, SMP_ALG_HYPERPLANE, SMP_ALG_BISECT);
             if (smp_plan(&g, &st, slots, nnodes, alg, &c, &err) != SMP_OK) {
-                random_placement(&rng, cap, nnodes, p, pl);
+                tu_random_placement(&rng, cap, nnodes, p, pl);
             } else {
                 memcpy(pl, c.node_of_rank, sizeof(int32_t) * (size_t)p);
                 smp_placement_free(&c);
@@ -161,7 +136,7 @@ static void reaches(int d, int64_t side, int nnodes, int64_t optimum)
     for (int i = 0; i < nnodes; i++)
         cap[i] = (int32_t)(p / nnodes);
     tu_rng rng = {(uint64_t)p};
-    random_placement(&rng, cap, nnodes, p, pl);
+    tu_random_placement(&rng, cap, nnodes, p, pl);
     smp_anneal_stats as;
     assert_ok(smp_anneal(&g, &st, pl, nnodes, 0, SMP_OBJ_SUM, 0, &as, &err), err);
     tu_assert_shares("optimum", pl, p, cap, nnodes);
@@ -228,7 +203,7 @@ static void test_anneal_sparse_nodes(void **state)
     assert_ok(smp_stencil_family(&st, "hops", 2, &err), err);
     int32_t cap[6] = {0, 5, 0, 7, 4, 0}, pl[16];
     tu_rng rng = {99};
-    random_placement(&rng, cap, 6, 16, pl);
+    tu_random_placement(&rng, cap, 6, 16, pl);
     for (int obj = SMP_OBJ_SUM; obj <= SMP_OBJ_MAX; obj++) {
         smp_anneal_stats as;
         assert_ok(smp_anneal(&g, &st, pl, 6, 0, (smp_objective)obj, 0, &as, &err), err);

@@ -7,33 +7,6 @@
  * budget, and names the field of bad input. */
 #include "unit_util.h"
 
-/* Node shares as plan makes them: nodes filled in order. */
-static int32_t *shares_of(const int32_t *slots, int nnodes, int64_t p)
-{
-    int32_t *cap = calloc((size_t)nnodes, sizeof(int32_t));
-    assert_non_null(cap);
-    for (int i = 0; i < nnodes && p > 0; i++) {
-        cap[i] = (int32_t)(p < slots[i] ? p : slots[i]);
-        p -= cap[i];
-    }
-    return cap;
-}
-
-/* A random placement with the given shares: a seeded shuffle. */
-static void random_placement(tu_rng *rng, const int32_t *cap, int nnodes, int64_t p, int32_t *out)
-{
-    int64_t k = 0;
-    for (int i = 0; i < nnodes; i++)
-        for (int32_t j = 0; j < cap[i]; j++)
-            out[k++] = i;
-    for (int64_t i = p - 1; i > 0; i--) {
-        int64_t j = tu_range(rng, 0, i);
-        int32_t t = out[i];
-        out[i] = out[j];
-        out[j] = t;
-    }
-}
-
 static void test_refine_random(void **state)
 {
     (void)state;
@@ -48,18 +21,18 @@ static void test_refine_random(void **state)
         smp_error err;
         tu_random_instance(&rng, &g, &st, &slots, &nnodes, what, sizeof(what));
         int64_t p = g.size;
-        int32_t *cap = shares_of(slots, nnodes, p);
+        int32_t *cap = tu_shares_of(slots, nnodes, p);
         int32_t *pl = malloc(sizeof(int32_t) * (size_t)p), *again = malloc(sizeof(int32_t) * (size_t)p);
         assert_non_null(pl);
         assert_non_null(again);
         /* half from a random placement, half from a construction */
         if (trial % 2 == 0) {
-            random_placement(&rng, cap, nnodes, p, pl);
+            tu_random_placement(&rng, cap, nnodes, p, pl);
         } else {
             smp_algorithm alg = (smp_algorithm)tu_range(&rng, SMP_ALG_HYPERPLANE, SMP_ALG_BISECT);
             smp_placement c;
             if (smp_plan(&g, &st, slots, nnodes, alg, &c, &err) != SMP_OK) {
-                random_placement(&rng, cap, nnodes, p, pl); /* nodecart may not apply */
+                tu_random_placement(&rng, cap, nnodes, p, pl); /* nodecart may not apply */
             } else {
                 memcpy(pl, c.node_of_rank, sizeof(int32_t) * (size_t)p);
                 smp_placement_free(&c);
@@ -136,17 +109,17 @@ static void test_refine_max_random(void **state)
         smp_error err;
         tu_random_instance(&rng, &g, &st, &slots, &nnodes, what, sizeof(what));
         int64_t p = g.size;
-        int32_t *cap = shares_of(slots, nnodes, p);
+        int32_t *cap = tu_shares_of(slots, nnodes, p);
         int32_t *pl = malloc(sizeof(int32_t) * (size_t)p), *again = malloc(sizeof(int32_t) * (size_t)p);
         assert_non_null(pl);
         assert_non_null(again);
         if (trial % 2 == 0) {
-            random_placement(&rng, cap, nnodes, p, pl);
+            tu_random_placement(&rng, cap, nnodes, p, pl);
         } else {
             smp_algorithm alg = (smp_algorithm)tu_range(&rng, SMP_ALG_HYPERPLANE, SMP_ALG_BISECT);
             smp_placement c;
             if (smp_plan(&g, &st, slots, nnodes, alg, &c, &err) != SMP_OK) {
-                random_placement(&rng, cap, nnodes, p, pl);
+                tu_random_placement(&rng, cap, nnodes, p, pl);
             } else {
                 memcpy(pl, c.node_of_rank, sizeof(int32_t) * (size_t)p);
                 smp_placement_free(&c);
@@ -287,7 +260,7 @@ static void test_refine_tiny_budget(void **state)
     assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
     tu_rng rng = {5};
     int32_t cap[4] = {9, 9, 9, 9}, pl[36], orig[36];
-    random_placement(&rng, cap, 4, 36, pl);
+    tu_random_placement(&rng, cap, 4, 36, pl);
     memcpy(orig, pl, sizeof(pl));
     smp_refine_stats rs;
     assert_ok(smp_refine(&g, &st, pl, 4, 1, &rs, &err), err);

@@ -204,6 +204,34 @@ static inline bool tu_close(double a, double b)
     return d <= 1e-9 * (m > 1 ? m : 1);
 }
 
+/* Node shares as plan makes them: nodes filled in order. */
+static inline int32_t *tu_shares_of(const int32_t *slots, int nnodes, int64_t p)
+{
+    int32_t *cap = calloc((size_t)nnodes, sizeof(int32_t));
+    assert_non_null(cap);
+    for (int i = 0; i < nnodes && p > 0; i++) {
+        cap[i] = (int32_t)(p < slots[i] ? p : slots[i]);
+        p -= cap[i];
+    }
+    return cap;
+}
+
+/* A random placement with the given shares: a seeded shuffle. */
+static inline void tu_random_placement(tu_rng *rng, const int32_t *cap, int nnodes, int64_t p,
+                                       int32_t *out)
+{
+    int64_t k = 0;
+    for (int i = 0; i < nnodes; i++)
+        for (int32_t j = 0; j < cap[i]; j++)
+            out[k++] = i;
+    for (int64_t i = p - 1; i > 0; i--) {
+        int64_t j = tu_range(rng, 0, i);
+        int32_t t = out[i];
+        out[i] = out[j];
+        out[j] = t;
+    }
+}
+
 /* Fails unless placement pl of p ranks puts exactly cap[i] ranks on node i. */
 static inline void tu_assert_shares(const char *what, const int32_t *pl, int64_t p,
                                     const int32_t *cap, int nnodes)

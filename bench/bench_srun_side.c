@@ -5,9 +5,13 @@
  * write the hostfile into a private directory, set the task environment --
  * for step sizes a local Slurm cannot launch.
  *
- * usage: bench_srun_side [-r REPEATS] [-s SPEC] [-c CPUS_PER_NODE] RANKS...
- * Prints one line per size; exits 1 if any median exceeds --limit-ms
- * (default 50; 0 means no limit, for sanitized builds). */
+ * usage: bench_srun_side [-r REPEATS] [-s SPEC] [-c CPUS_PER_NODE]
+ *                        [--limit-cpu-ms MS] RANKS...
+ * Prints one line per size, CPU and wall time; exits 1 if a median CPU
+ * time exceeds --limit-cpu-ms (default 0: no limit).  CPU time, because
+ * the machines that run the tests are shared: the wall time of a loaded
+ * one says more about its neighbours than about the path. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +22,10 @@
 #include "policy.h"
 #include "step.h"
 
-static double now(void)
+static double seconds(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -34,7 +38,7 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     int repeats = 11, cpn = 64;
-    double limit_ms = 50;
+    double limit_ms = 0;
     const char *spec = "auto:2d:5pt";
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i += 2) {
@@ -46,16 +50,17 @@ int main(int argc, char **argv)
             spec = argv[i + 1];
         else if (!strcmp(argv[i], "-c"))
             cpn = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--limit-ms"))
+        else if (!strcmp(argv[i], "--limit-cpu-ms"))
             limit_ms = atof(argv[i + 1]);
         else {
-            fprintf(stderr, "usage: %s [-r N] [-s SPEC] [-c CPUS] [--limit-ms MS] RANKS...\n",
+            fprintf(stderr, "usage: %s [-r N] [-s SPEC] [-c CPUS] [--limit-cpu-ms MS] RANKS...\n",
                     argv[0]);
             return 2;
         }
     }
     if (i >= argc || repeats < 1 || cpn < 1) {
-        fprintf(stderr, "usage: %s [-r N] [-s SPEC] [-c CPUS] [--limit-ms MS] RANKS...\n", argv[0]);
+        fprintf(stderr, "usage: %s [-r N] [-s SPEC] [-c CPUS] [--limit-cpu-ms MS] RANKS...\n",
+                argv[0]);
         return 2;
     }
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -74,18 +79,20 @@ int main(int argc, char **argv)
         setenv("SLURM_JOB_NODELIST", nl, 1);
         setenv("SLURM_JOB_CPUS_PER_NODE", cpus, 1);
         double *t = calloc((size_t)repeats, sizeof(double));
+        double *w = calloc((size_t)repeats, sizeof(double));
         sm_step st;
         const char *alg = "?";
         long long jsum = 0, bjsum = 0;
         for (int k = 0; k < repeats; k++) {
-            double t0 = now();
+            double t0 = seconds(CLOCK_PROCESS_CPUTIME_ID), w0 = seconds(CLOCK_MONOTONIC);
             sm_srun_args a;
             sm_srun_args_read(&a, NULL); /* what the plugin does: /proc/self/cmdline */
             a.ntasks = ranks;      /* as if srun -n RANKS */
             int prc = sm_step_plan(&st, &pol, &a, spec, SM_SRC_OPTION, tmp, NULL, NULL);
             if (!prc)
                 prc = sm_step_export_env(&st);
-            t[k] = now() - t0;
+            t[k] = seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;
+            w[k] = seconds(CLOCK_MONOTONIC) - w0;
             if (prc) {
                 fprintf(stderr, "bench: %s\n", st.error);
                 return 1;
@@ -96,14 +103,20 @@ int main(int argc, char **argv)
             sm_step_release(&st);
         }
         qsort(t, (size_t)repeats, sizeof(double), cmp);
+        qsort(w, (size_t)repeats, sizeof(double), cmp);
         double med = t[repeats / 2] * 1e3;
-        printf("srun-side path: %s, %ld ranks on %ld nodes (%d slots each): median %.2f ms, "
-               "min %.2f ms, max %.2f ms over %d runs (J_sum %lld, blocked %lld)%s\n",
-               alg, ranks, nnodes, cpn, med, t[0] * 1e3, t[repeats - 1] * 1e3, repeats, jsum,
-               bjsum, limit_ms > 0 && med > limit_ms ? "  OVER LIMIT" : "");
-        if (limit_ms > 0 && med > limit_ms)
+        bool over = limit_ms > 0 && med > limit_ms;
+        printf("srun-side path: %s, %ld ranks on %ld nodes (%d slots each): CPU median %.2f ms "
+               "(min %.2f, max %.2f), wall median %.2f ms over %d runs (J_sum %lld, blocked "
+               "%lld)%s\n",
+               alg, ranks, nnodes, cpn, med, t[0] * 1e3, t[repeats - 1] * 1e3,
+               w[repeats / 2] * 1e3, repeats, jsum, bjsum, over ? "  OVER LIMIT" : "");
+        if (over) {
+            printf("  limit: %.0f ms CPU\n", limit_ms);
             rc = 1;
+        }
         free(t);
+        free(w);
     }
     return rc;
 }

@@ -10,17 +10,6 @@
 
 #include "algorithms.h"
 
-/* a worse than b by the objective (weighted when weighted) */
-static bool worse_for(const tu_score *a, const tu_score *b, bool weighted, smp_objective obj)
-{
-    double eps = 1e-9 * (1 + (b->w_sum > 0 ? b->w_sum : 0));
-    if (obj == SMP_OBJ_MAX) {
-        if (weighted ? !tu_close(a->w_max, b->w_max) : a->j_max != b->j_max)
-            return weighted ? a->w_max > b->w_max : a->j_max > b->j_max;
-    }
-    return weighted ? a->w_sum > b->w_sum + eps : a->j_sum > b->j_sum;
-}
-
 /* The most work one run may spend: setting up (every rank's cache), the
  * budget, and what crosses it: one filtering of the listed moves (a look
  * at every cache entry) and one step (two partner searches over at most
@@ -49,19 +38,9 @@ static void test_anneal_random(void **state)
         int32_t *pl = malloc(sizeof(int32_t) * (size_t)p), *again = malloc(sizeof(int32_t) * (size_t)p);
         assert_non_null(pl);
         assert_non_null(again);
-        if (trial % 2 == 0) {
-            tu_random_placement(&rng, cap, nnodes, p, pl);
-        } else { /* a refined construction: the input auto gives it */
-            smp_placement c;
-            smp_algorithm alg = (smp_algorithm)tu_range(&rng, SMP_ALG_HYPERPLANE, SMP_ALG_BISECT);
-            if (smp_plan(&g, &st, slots, nnodes, alg, &c, &err) != SMP_OK) {
-                tu_random_placement(&rng, cap, nnodes, p, pl);
-            } else {
-                memcpy(pl, c.node_of_rank, sizeof(int32_t) * (size_t)p);
-                smp_placement_free(&c);
-                assert_ok(smp_refine(&g, &st, pl, nnodes, 0, NULL, &err), err);
-            }
-        }
+        /* half from a random placement, half from a refined construction:
+         * the input auto gives it */
+        tu_start_placement(&rng, &g, &st, slots, nnodes, cap, trial % 2 != 0, true, pl);
         memcpy(again, pl, sizeof(int32_t) * (size_t)p);
         smp_objective obj = trial % 3 == 0 ? SMP_OBJ_MAX : SMP_OBJ_SUM;
         bool weighted = smp_stencil_weighted(&st);
@@ -80,7 +59,7 @@ static void test_anneal_random(void **state)
         assert_ok(smp_anneal(&g, &st, pl, nnodes, budget, obj, 0, &as, &err), err);
         tu_assert_shares(what, pl, p, cap, nnodes);
         tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &after);
-        if (worse_for(&after, &before, weighted, obj))
+        if (tu_worse_for(&after, &before, weighted, obj))
             fail_msg("%s, %s: annealing made it worse: J_sum %lld (%g) J_max %lld (%g) -> %lld (%g) %lld (%g)",
                      what, smp_objective_name(obj), (long long)before.j_sum, before.w_sum,
                      (long long)before.j_max, before.w_max, (long long)after.j_sum, after.w_sum,
@@ -102,7 +81,7 @@ static void test_anneal_random(void **state)
         if (memcmp(pl, again, sizeof(int32_t) * (size_t)p) != 0)
             fail_msg("%s: two runs on the same input differ", what);
         assert_int_equal(as.work, as2.work);
-        improved += worse_for(&before, &after, weighted, obj);
+        improved += tu_worse_for(&before, &after, weighted, obj);
         weighted_runs += weighted;
         max_runs += obj == SMP_OBJ_MAX;
         runs++;

@@ -26,18 +26,7 @@ static void test_refine_random(void **state)
         assert_non_null(pl);
         assert_non_null(again);
         /* half from a random placement, half from a construction */
-        if (trial % 2 == 0) {
-            tu_random_placement(&rng, cap, nnodes, p, pl);
-        } else {
-            smp_algorithm alg = (smp_algorithm)tu_range(&rng, SMP_ALG_HYPERPLANE, SMP_ALG_BISECT);
-            smp_placement c;
-            if (smp_plan(&g, &st, slots, nnodes, alg, &c, &err) != SMP_OK) {
-                tu_random_placement(&rng, cap, nnodes, p, pl); /* nodecart may not apply */
-            } else {
-                memcpy(pl, c.node_of_rank, sizeof(int32_t) * (size_t)p);
-                smp_placement_free(&c);
-            }
-        }
+        tu_start_placement(&rng, &g, &st, slots, nnodes, cap, trial % 2 != 0, false, pl);
         memcpy(again, pl, sizeof(int32_t) * (size_t)p);
         tu_score before;
         tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &before);
@@ -79,19 +68,6 @@ static void test_refine_random(void **state)
     assert_true(improved > runs / 4);
 }
 
-/* (J_max, J_sum) of a, weighted when weighted, lexicographically above b's */
-static bool max_worse(const tu_score *a, const tu_score *b, bool weighted)
-{
-    if (weighted) {
-        if (!tu_close(a->w_max, b->w_max))
-            return a->w_max > b->w_max;
-        return a->w_sum > b->w_sum + 1e-9 * (1 + b->w_sum);
-    }
-    if (a->j_max != b->j_max)
-        return a->j_max > b->j_max;
-    return a->j_sum > b->j_sum;
-}
-
 /* Objective max: on the same random instances, every node keeps its
  * ranks, (J_max, J_sum) never rises, the stats are the scorer's, runs are
  * deterministic, and J_max comes down on a fair share of the runs. */
@@ -113,18 +89,7 @@ static void test_refine_max_random(void **state)
         int32_t *pl = malloc(sizeof(int32_t) * (size_t)p), *again = malloc(sizeof(int32_t) * (size_t)p);
         assert_non_null(pl);
         assert_non_null(again);
-        if (trial % 2 == 0) {
-            tu_random_placement(&rng, cap, nnodes, p, pl);
-        } else {
-            smp_algorithm alg = (smp_algorithm)tu_range(&rng, SMP_ALG_HYPERPLANE, SMP_ALG_BISECT);
-            smp_placement c;
-            if (smp_plan(&g, &st, slots, nnodes, alg, &c, &err) != SMP_OK) {
-                tu_random_placement(&rng, cap, nnodes, p, pl);
-            } else {
-                memcpy(pl, c.node_of_rank, sizeof(int32_t) * (size_t)p);
-                smp_placement_free(&c);
-            }
-        }
+        tu_start_placement(&rng, &g, &st, slots, nnodes, cap, trial % 2 != 0, false, pl);
         memcpy(again, pl, sizeof(int32_t) * (size_t)p);
         tu_score before, after;
         tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &before);
@@ -134,7 +99,7 @@ static void test_refine_max_random(void **state)
         tu_assert_shares(what, pl, p, cap, nnodes);
         tu_brute_score(g.ndims, g.dims, g.periods, st.count, st.offsets, st.weights, pl, nnodes, &after);
         bool weighted = smp_stencil_weighted(&st);
-        if (max_worse(&after, &before, weighted))
+        if (tu_worse_for(&after, &before, weighted, SMP_OBJ_MAX))
             fail_msg("%s: max refinement made it worse: J_max %lld (%g) J_sum %lld (%g) -> %lld (%g) %lld (%g)",
                      what, (long long)before.j_max, before.w_max, (long long)before.j_sum, before.w_sum,
                      (long long)after.j_max, after.w_max, (long long)after.j_sum, after.w_sum);

@@ -232,6 +232,43 @@ static inline void tu_random_placement(tu_rng *rng, const int32_t *cap, int nnod
     }
 }
 
+/* A placement to start a search from: with `construct`, a random single
+ * construction's (refined when `refine`), else -- or where the
+ * construction does not apply, as nodecart may not -- a random one. */
+static inline void tu_start_placement(tu_rng *rng, const smp_grid *g, const smp_stencil *st,
+                                      const int32_t *slots, int nnodes, const int32_t *cap,
+                                      bool construct, bool refine, int32_t *out)
+{
+    if (!construct) {
+        tu_random_placement(rng, cap, nnodes, g->size, out);
+        return;
+    }
+    smp_algorithm alg = (smp_algorithm)tu_range(rng, SMP_ALG_HYPERPLANE, SMP_ALG_BISECT);
+    smp_placement c;
+    smp_error err;
+    if (smp_plan(g, st, slots, nnodes, alg, &c, &err) != SMP_OK) {
+        tu_random_placement(rng, cap, nnodes, g->size, out);
+        return;
+    }
+    memcpy(out, c.node_of_rank, sizeof(int32_t) * (size_t)g->size);
+    smp_placement_free(&c);
+    if (refine && smp_refine(g, st, out, nnodes, 0, NULL, &err) != SMP_OK)
+        fail_msg("refine: %s", err.msg);
+}
+
+/* Score a worse than score b by the objective (weighted when weighted):
+ * under "max" by J_max, then J_sum. */
+static inline bool tu_worse_for(const tu_score *a, const tu_score *b, bool weighted,
+                                smp_objective obj)
+{
+    double eps = 1e-9 * (1 + (b->w_sum > 0 ? b->w_sum : 0));
+    if (obj == SMP_OBJ_MAX) {
+        if (weighted ? !tu_close(a->w_max, b->w_max) : a->j_max != b->j_max)
+            return weighted ? a->w_max > b->w_max : a->j_max > b->j_max;
+    }
+    return weighted ? a->w_sum > b->w_sum + eps : a->j_sum > b->j_sum;
+}
+
 /* Fails unless placement pl of p ranks puts exactly cap[i] ranks on node i. */
 static inline void tu_assert_shares(const char *what, const int32_t *pl, int64_t p,
                                     const int32_t *cap, int nnodes)

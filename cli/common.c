@@ -181,7 +181,7 @@ void cli_json_spec(json_t *obj, const smp_spec *spec)
 smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm alg,
                     smp_placement *out, smp_error *err)
 {
-    smp_plan_opts opts = {alg, spec->objective, spec->effort};
+    smp_plan_opts opts = {alg, spec->objective, spec->effort, NULL, SMP_LEVELS_BEST};
     return smp_plan_with(&spec->grid, &spec->stencil, nodes->slots, nodes->count, &opts, out, err);
 }
 

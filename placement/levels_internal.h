@@ -41,6 +41,13 @@ smp_status smp_refine_within_for(const smp_grid *grid, const smp_stencil *st, in
                                  int nlabels, const int32_t *parent, int64_t budget,
                                  smp_objective obj, smp_refine_stats *stats, smp_error *err);
 
+/* Annealing inside parents (as smp_anneal): a rank only moves between
+ * labels with the same parent[label], so the parents' rank sets never
+ * change; for the nodes of each group in plan_levels.c. */
+smp_status smp_anneal_within(const smp_grid *grid, const smp_stencil *st, int32_t *label,
+                             int nlabels, const int32_t *parent, int64_t budget, smp_objective obj,
+                             uint32_t round, smp_anneal_stats *stats, smp_error *err);
+
 /* auto on levels (plan_levels.c): cap[ndense] are the shares of nodes
  * dense[ndense] (the first nodes in order); fills out as smp_plan_auto
  * does, and out->level[]. */

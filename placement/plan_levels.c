@@ -9,7 +9,8 @@
  * group's ranks are split over its groups of the next level down, and at
  * last over its nodes, with exact shares: bisection inside the group and
  * refinement restricted to the group (as sockets.c does inside nodes),
- * so a coarser level's figures never change once planned.
+ * and on small grids annealing restricted to the group as well, so a
+ * coarser level's figures never change once planned.
  *
  * nodes first: auto's node plan as without levels, then relabel.c hands
  * its nodes' rank sets to physical nodes of equal share so that few edges
@@ -28,7 +29,7 @@
 /* Splits the ranks of each group of level l + 1 (cur[r], a group of level
  * l + 1) over its units of level l (l < 0: its nodes), exact shares. */
 static smp_status split_down(const smp_grid *grid, const smp_stencil *st, const int32_t *capnode,
-                             int nnodes, const smp_levels *lv, int l, smp_objective obj,
+                             int nnodes, const smp_levels *lv, int l, smp_objective obj, int effort,
                              int32_t *cur, int32_t *part, int32_t *label, smp_error *err)
 {
     int npar = lv->ngroups[l + 1], nunits = l >= 0 ? lv->ngroups[l] : nnodes;
@@ -75,6 +76,18 @@ static smp_status split_down(const smp_grid *grid, const smp_stencil *st, const 
     s = smp_bisect_within(grid, st, ccap, nchild, part, first, nparts, label, err);
     if (!s)
         s = smp_refine_within_for(grid, st, label, nchild, cpar, 0, obj, NULL, err);
+    /* on small grids, annealing inside each parent as auto anneals the
+     * nodes (a round per unit of effort), then refinement again */
+    if (!s && smp_anneal_applies(grid, st)) {
+        smp_anneal_stats as;
+        bool changed = false;
+        for (int r = 0; r < effort && !s; r++) {
+            s = smp_anneal_within(grid, st, label, nchild, cpar, 0, obj, (uint32_t)r, &as, err);
+            changed = changed || as.after.j_sum != as.before.j_sum || as.after.w_sum != as.before.w_sum;
+        }
+        if (!s && changed)
+            s = smp_refine_within_for(grid, st, label, nchild, cpar, 0, obj, NULL, err);
+    }
     for (int64_t r = 0; !s && r < grid->size; r++)
         cur[r] = cunit[label[r]];
 done:
@@ -121,7 +134,8 @@ static smp_status groups_first(const smp_grid *grid, const smp_stencil *st,
     meta->fold_axis = gp.fold_axis;
     meta->refined = gp.refined;
     for (int l = L - 1; l >= -1 && !s; l--)
-        s = split_down(grid, st, capnode, nnodes, lv, l, obj, node_of_rank, part, label, err);
+        s = split_down(grid, st, capnode, nnodes, lv, l, obj, effort, node_of_rank, part, label,
+                       err);
 done:
     free(gcap);
     free(gc);

@@ -14,14 +14,17 @@
  *     together and is exactly the input when nothing moved above;
  *   - greedily: a group grows from the set most attached to those already
  *     dealt, taking the set most connected to it that it still has room
- *     for, until full.
- * The better of the two by the objective (per parent) stays, then swaps
+ *     for, until full;
+ *   - geometrically: recursive bisection of the sets' centres in the grid
+ *     against halves of the groups (deal_rcb).
+ * The best of the three by the objective (per parent) stays, then swaps
  * of two sets of equal share between groups of one parent lower the
  * level's (J_max, J_sum) (or (J_sum, J_max) under "sum") while a work
  * budget lasts; only a swap that lowers them is kept.  Finally each
  * group of level 0 hands its sets to its own nodes of the same share.
  * If the levelled figures ended worse than the input's (they should not),
  * the input is kept. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +34,11 @@
 #define RELABEL_WORK_PER_ENTRY 64 /* swap budget per quotient-graph entry */
 #define RELABEL_WORK_MIN 1000000
 #define RELABEL_GREEDY_MAX ((int64_t)100000000) /* seed scans: sets x groups */
+
+struct keyed {
+    double key;
+    int32_t set;
+};
 
 struct heap_ent {
     double key;
@@ -57,6 +65,9 @@ struct rl {
     double top[3];
     int32_t topg[3];
     int64_t work, budget;
+    double *centre;   /* set -> the mean coordinates of its ranks (ndims each) */
+    struct keyed *keyed; /* scratch of the geometric dealing */
+    int ndims;
     /* greedy scratch */
     double *conn, *attach;
     int32_t *dealt;
@@ -227,6 +238,81 @@ static bool deal_greedy(struct rl *c, const int32_t *sets, int ns, int32_t paren
             c->conn[sets[i]] = 0;
     }
     return true;
+}
+
+/* Geometrically: the parent's groups in two halves of about equal node
+ * counts, the sets sorted along the axis where their centres spread most,
+ * the first ones (as many of each share as the first half needs) to the
+ * first half; recursively.  Sets of nodes laid out along the grid, as the
+ * constructions lay them, give groups that are compact boxes of nodes. */
+static int cmp_keyed(const void *x, const void *y)
+{
+    const struct keyed *a = x, *b = y;
+    return a->key < b->key ? -1 : a->key > b->key ? 1 : (a->set > b->set) - (a->set < b->set);
+}
+
+static void deal_rcb(struct rl *c, int32_t *sets, int ns, const int32_t *groups, int ng,
+                     const int32_t *need, int32_t *half_need, struct keyed *tmp, int32_t *g)
+{
+    size_t K = (size_t)c->ncls;
+    if (ng == 1) {
+        for (int i = 0; i < ns; i++)
+            g[sets[i]] = groups[0];
+        return;
+    }
+    if (ns == 0)
+        return;
+    /* the halves of the groups by node count */
+    int64_t total = 0, acc = 0;
+    for (int j = 0; j < ng; j++)
+        for (size_t k = 0; k < K; k++)
+            total += need[(size_t)groups[j] * K + k];
+    int h = 1;
+    for (int j = 0; j < ng - 1; j++) {
+        for (size_t k = 0; k < K; k++)
+            acc += need[(size_t)groups[j] * K + k];
+        h = j + 1;
+        if (2 * acc >= total)
+            break;
+    }
+    /* the axis of widest spread */
+    int axis = 0;
+    double best = -1;
+    for (int d = 0; d < c->ndims; d++) {
+        double lo = 1e300, hi = -1e300;
+        for (int i = 0; i < ns; i++) {
+            double x = c->centre[(size_t)sets[i] * c->ndims + d];
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        }
+        if (hi - lo > best) {
+            best = hi - lo;
+            axis = d;
+        }
+    }
+    for (int i = 0; i < ns; i++)
+        tmp[i] = (struct keyed){c->centre[(size_t)sets[i] * c->ndims + axis], sets[i]};
+    qsort(tmp, (size_t)ns, sizeof(*tmp), cmp_keyed);
+    for (int i = 0; i < ns; i++)
+        sets[i] = tmp[i].set;
+    memset(half_need, 0, sizeof(int32_t) * K);
+    for (int j = 0; j < h; j++)
+        for (size_t k = 0; k < K; k++)
+            half_need[k] += need[(size_t)groups[j] * K + k];
+    int n1 = 0, n2 = 0;
+    for (int i = 0; i < ns; i++) { /* first half first, keeping the order */
+        int32_t k = c->cls[sets[i]];
+        if (half_need[k] > 0) {
+            half_need[k]--;
+            sets[n1++] = sets[i];
+        } else {
+            tmp[n2++].set = sets[i];
+        }
+    }
+    for (int i = 0; i < n2; i++)
+        sets[n1 + i] = tmp[i].set;
+    deal_rcb(c, sets, n1, groups, h, need, half_need, tmp, g);
+    deal_rcb(c, sets + n1, n2, groups + h, ng - h, need, half_need, tmp, g);
 }
 
 /* ---- swaps ---------------------------------------------------------- */
@@ -422,6 +508,18 @@ static smp_status deal_level(struct rl *c, const smp_levels *lv, int l, smp_erro
         const int32_t *pick = greedy && lower(c, m2, s2, m1, s1) ? g2 : g1;
         for (int i = 0; i < ns; i++)
             c->bin[ps[i]] = pick[ps[i]];
+        if (c->centre && ng > 1) { /* and geometrically */
+            double m3, s3;
+            int32_t *order = c->dealt; /* scratch: the greedy dealing is done */
+            memcpy(order, ps, sizeof(int32_t) * (size_t)ns);
+            deal_rcb(c, order, ns, pg, ng, need, need2, c->keyed, g2);
+            parent_cut(c, ps, ns, p, g2, pg, ng, &m3, &s3);
+            double mb, sb;
+            parent_cut(c, ps, ns, p, c->bin, pg, ng, &mb, &sb);
+            if (lower(c, m3, s3, mb, sb))
+                for (int i = 0; i < ns; i++)
+                    c->bin[ps[i]] = g2[ps[i]];
+        }
     }
     if (!s)
         swap_level(c);
@@ -464,8 +562,11 @@ smp_status smp_relabel_levels(const smp_grid *grid, const smp_stencil *st, const
     c.conn = malloc(sizeof(double) * n);
     c.attach = malloc(sizeof(double) * n);
     c.dealt = malloc(sizeof(int32_t) * n);
+    c.ndims = grid->ndims;
+    c.centre = calloc(n * (size_t)grid->ndims, sizeof(double));
+    c.keyed = malloc(sizeof(struct keyed) * n);
     if (!caps || !phys || !before || !c.cls || !c.bin || !c.above || !c.binpar || !c.out ||
-        !c.conn || !c.attach || !c.dealt) {
+        !c.conn || !c.attach || !c.dealt || !c.centre || !c.keyed) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory for %d nodes", nnodes);
         goto done;
     }
@@ -491,6 +592,19 @@ smp_status smp_relabel_levels(const smp_grid *grid, const smp_stencil *st, const
         c.above[v] = 0;
     }
     c.eps = 1e-9 * (q.total > 1 ? q.total : 1);
+    { /* each set's centre, in the grid's row-major coordinates */
+        int64_t x[SMP_MAX_DIMS] = {0};
+        for (int64_t r = 0; r < grid->size; r++) {
+            double *ce = c.centre + (size_t)node_of_rank[r] * (size_t)c.ndims;
+            for (int d = 0; d < c.ndims; d++)
+                ce[d] += (double)x[d];
+            for (int d = c.ndims - 1; d >= 0 && ++x[d] == grid->dims[d]; d--)
+                x[d] = 0;
+        }
+        for (int v = 0; v < nnodes; v++)
+            for (int d = 0; d < c.ndims && cap[v] > 0; d++)
+                c.centre[(size_t)v * c.ndims + d] /= cap[v];
+    }
     c.budget = RELABEL_WORK_PER_ENTRY * q.start[nnodes] + RELABEL_WORK_MIN;
     for (int l = lv->nlevels - 1; l >= 0 && !s; l--) {
         s = deal_level(&c, lv, l, err);
@@ -557,6 +671,8 @@ done:
     free(c.conn);
     free(c.attach);
     free(c.dealt);
+    free(c.centre);
+    free(c.keyed);
     free(c.heap);
     return s;
 }

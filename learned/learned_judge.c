@@ -21,17 +21,22 @@ static void iso_date(time_t t, char *out, size_t n)
     strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* The tasks that never called MPI_Init: how many wrote nompi.<task>, and
- * how many of them exited with a non-zero status. */
-static void count_nompi(const char *dir, int64_t *tasks, int64_t *failed)
+/* How the tasks ended, from their exit.<task> files. */
+typedef struct {
+    int64_t tasks;  /* files read */
+    int64_t failed; /* with a non-zero status (or unreadable) */
+    int64_t mpi;    /* whose process called MPI_Init */
+} exits;
+
+static void count_exits(const char *dir, exits *x)
 {
-    *tasks = *failed = 0;
+    memset(x, 0, sizeof(*x));
     DIR *d = opendir(dir);
     if (!d)
         return;
     struct dirent *de;
     while ((de = readdir(d))) {
-        if (strncmp(de->d_name, "nompi.", 6))
+        if (strncmp(de->d_name, "exit.", 5))
             continue;
         char path[PATH_MAX + 300], text[128] = "";
         snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
@@ -40,10 +45,12 @@ static void count_nompi(const char *dir, int64_t *tasks, int64_t *failed)
         if (fd >= 0)
             close(fd);
         text[r > 0 ? r : 0] = '\0';
-        int status;
-        (*tasks)++;
-        if (sscanf(text, "stencilmap-profile 1\nnompi %d", &status) != 1 || status != 0)
-            (*failed)++;
+        int status, mpi;
+        x->tasks++;
+        if (sscanf(text, "stencilmap-profile 1\nexit %d %d", &status, &mpi) != 2 || status != 0)
+            x->failed++;
+        else
+            x->mpi += mpi != 0;
     }
     closedir(d);
 }
@@ -70,18 +77,19 @@ __attribute__((format(printf, 3, 4))) static learned_judgement failed(char *why,
 }
 
 /* No rank wrote a profile: a program that is no MPI program, or a failure. */
-static learned_judgement without_ranks(const char *dir, int64_t ranks, time_t now,
+static learned_judgement without_ranks(const exits *x, int64_t ranks, time_t now,
                                        learned_entry *e, char *why, size_t n)
 {
-    int64_t tasks, bad;
-    count_nompi(dir, &tasks, &bad);
-    if (tasks == ranks && bad == 0)
+    int64_t tasks = x->tasks, bad = x->failed;
+    if (tasks == ranks && bad == 0 && x->mpi == 0)
         return verdict(e, now, "no task called MPI_Init (not an MPI program)", why, n);
     if (tasks == 0)
         return failed(why, n,
                       "no task of %" PRId64 " wrote a profile (killed, or the store is on a file "
                       "system the nodes do not share?)",
                       ranks);
+    if (x->mpi)
+        return failed(why, n, "no rank wrote a profile, though %" PRId64 " called MPI_Init", x->mpi);
     return failed(why, n,
                   "no task called MPI_Init, and %" PRId64 " of %" PRId64
                   " ended with an error or wrote nothing",
@@ -159,8 +167,10 @@ learned_judgement learned_judge(const char *dir, int64_t ranks, time_t now, lear
     iso_date(now, e->date, sizeof(e->date));
     char rank0[PATH_MAX + 16];
     snprintf(rank0, sizeof(rank0), "%s/rank.0", dir);
+    exits x;
+    count_exits(dir, &x);
     if (access(rank0, F_OK) && errno == ENOENT)
-        return without_ranks(dir, ranks, now, e, why, n);
+        return without_ranks(&x, ranks, now, e, why, n);
     learn_profile p;
     smp_error err;
     smp_error_clear(&err);
@@ -180,6 +190,9 @@ learned_judgement learned_judge(const char *dir, int64_t ranks, time_t now, lear
     else if (p.partial)
         failed(why, n, "%" PRId64 " of %" PRId64 " ranks exited without MPI_Finalize", p.partial,
                p.ranks);
+    else if (x.failed)
+        failed(why, n, "%" PRId64 " of %" PRId64 " tasks exited with an error (the step failed)",
+               x.failed, p.ranks);
     else if (p.nedges == 0)
         j = verdict(e, now, "no point-to-point or neighbourhood traffic between ranks", why, n);
     else if (learn_infer(&p, 3, &r, &err))

@@ -7,10 +7,11 @@
  *
  * srun cannot tell how its step ended (slurm_spank_exit runs in an atexit
  * handler, with no spank item available), so the profile must say it:
- * every rank's file present and none marked partial (a signal, or an exit
- * without MPI_Finalize), or, for a program that never called MPI_Init,
- * every task's nompi file with exit status 0.  Anything less stores
- * nothing, and the next run is profiled again. */
+ * every rank's file present, none marked partial (a signal, or an exit
+ * without MPI_Finalize) and no task's exit file with a non-zero status;
+ * or, for a program that never called MPI_Init, every task's exit file
+ * with status 0.  Anything less stores nothing, and the next run is
+ * profiled again. */
 #ifndef STENCILMAP_LEARNED_JUDGE_H
 #define STENCILMAP_LEARNED_JUDGE_H
 

@@ -18,12 +18,13 @@
  * SIGTERM, SIGINT, SIGHUP or SIGPIPE stops (a time limit, scancel, a peer
  * that died; when the application leaves the signal to its default)
  * writes what it counted so far, marked "partial SIGNAL"; one that exits
- * without MPI_Finalize likewise, marked "partial 0".  A process that exits
- * without ever calling MPI_Init writes DIR/nompi.<SLURM_PROCID> instead,
- * "nompi STATUS" with its exit status (glibc's on_exit), so that whoever
- * reads the directory can tell a program that is not MPI from one that
- * failed; the first process of a task to exit writes it.  Without
- * STENCIL_MAP_PROFILE_DIR nothing is counted or written. */
+ * without MPI_Finalize likewise, marked "partial 0".  And at its exit
+ * (glibc's on_exit, which gives the status) every task writes
+ * DIR/exit.<SLURM_PROCID>, "exit STATUS MPI" (MPI: 1 when the process
+ * called MPI_Init), so that whoever reads the directory can tell a
+ * program that is not MPI from one that failed, and a whole profile of a
+ * step that failed afterwards; the first process of a task to exit writes
+ * it.  Without STENCIL_MAP_PROFILE_DIR nothing is counted or written. */
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -521,15 +522,15 @@ static void on_exit_write(void)
     write_once(-1); /* MPI_Finalize would have written the file already */
 }
 
-/* DIR/nompi.<task>: the process exits without having called MPI_Init */
-static void write_nompi(int status)
+/* DIR/exit.<task>: how the task's process ended */
+static void write_exit(int status)
 {
     const char *id = getenv("SLURM_PROCID");
     char name[64];
     if (id && *id && strlen(id) < 16 && strspn(id, "0123456789") == strlen(id))
-        snprintf(name, sizeof(name), "nompi.%s", id);
+        snprintf(name, sizeof(name), "exit.%s", id);
     else
-        snprintf(name, sizeof(name), "nompi.pid%ld", (long)getpid());
+        snprintf(name, sizeof(name), "exit.pid%ld", (long)getpid());
     int dfd = open_dir(P.dir);
     if (dfd < 0) {
         fprintf(stderr, "stencilmap-profile: %s: %s\n", P.dir, strerror(errno));
@@ -544,7 +545,7 @@ static void write_nompi(int status)
         return;
     }
     char text[96];
-    int len = snprintf(text, sizeof(text), "stencilmap-profile 1\nnompi %d\n", status);
+    int len = snprintf(text, sizeof(text), "stencilmap-profile 1\nexit %d %d\n", status, init_called);
     if (write(fd, text, (size_t)len) != len)
         fprintf(stderr, "stencilmap-profile: %s/%s: cannot write\n", P.dir, name);
     close(fd);
@@ -552,18 +553,18 @@ static void write_nompi(int status)
 
 #ifdef __GLIBC__
 /* glibc's exit handler with the status: the profile of a rank that never
- * reached MPI_Finalize, or the mark of a process that never was MPI */
+ * reached MPI_Finalize, then how the task ended */
 static void on_exit_status(int status, void *arg)
 {
     (void)arg;
     if (init_called)
         write_once(-1);
-    else
-        write_nompi(status);
+    write_exit(status);
 }
 
 /* At load (LD_PRELOAD): with a profile directory, the exit handler goes in
- * before main runs, so that a program that never calls MPI_Init is seen. */
+ * before main runs, so that a program that never calls MPI_Init is seen
+ * too. */
 __attribute__((constructor)) static void profile_load(void)
 {
     const char *dir = getenv("STENCIL_MAP_PROFILE_DIR");

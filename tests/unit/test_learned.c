@@ -668,6 +668,17 @@ static void test_judge(void **state)
     learned_entry_init(&e);
     assert_int_equal(learned_judge(dir, 16, now, &e, why, sizeof(why)), LEARNED_JUDGED_FAILED);
     assert_non_null(strstr(why, "1 of 16 ranks exited without MPI_Finalize"));
+    /* a whole profile of a step that failed afterwards: a task's status */
+    path_of(dir, sizeof(dir), "prof-failed-after");
+    write_profile(dir, 4, 4, 1000, true, NULL);
+    for (int t = 0; t < 16; t++) {
+        char path[2 * PATH_MAX];
+        snprintf(path, sizeof(path), "%s/exit.%d", dir, t);
+        write_text(path, t == 5 ? "stencilmap-profile 1\nexit 2 1\n" : "stencilmap-profile 1\nexit 0 1\n");
+    }
+    learned_entry_init(&e);
+    assert_int_equal(learned_judge(dir, 16, now, &e, why, sizeof(why)), LEARNED_JUDGED_FAILED);
+    assert_non_null(strstr(why, "1 of 16 tasks exited with an error"));
     /* a rank that wrote nothing */
     path_of(dir, sizeof(dir), "prof-missing");
     write_profile(dir, 4, 4, 1000, true, NULL);
@@ -734,13 +745,13 @@ static void test_judge(void **state)
     assert_int_equal(learned_judge(dir, 16, now, &e, why, sizeof(why)), LEARNED_JUDGED_NOT_STENCIL);
     assert_non_null(strstr(e.reason, "explain only"));
     assert_true(e.share < LEARNED_MIN_SHARE);
-    /* not MPI: every task's nompi file, status 0 */
+    /* not MPI: every task's exit file, status 0, no MPI_Init */
     path_of(dir, sizeof(dir), "prof-nompi");
     assert_int_equal(mkdir(dir, 0700), 0);
     for (int t = 0; t < 4; t++) {
         char path[2 * PATH_MAX];
-        snprintf(path, sizeof(path), "%s/nompi.%d", dir, t);
-        write_text(path, "stencilmap-profile 1\nnompi 0\n");
+        snprintf(path, sizeof(path), "%s/exit.%d", dir, t);
+        write_text(path, "stencilmap-profile 1\nexit 0 0\n");
     }
     learned_entry_init(&e);
     assert_int_equal(learned_judge(dir, 4, now, &e, why, sizeof(why)), LEARNED_JUDGED_NOT_STENCIL);
@@ -749,9 +760,9 @@ static void test_judge(void **state)
     learned_entry_init(&e);
     assert_int_equal(learned_judge(dir, 5, now, &e, why, sizeof(why)), LEARNED_JUDGED_FAILED);
     char path[2 * PATH_MAX];
-    snprintf(path, sizeof(path), "%s/nompi.3", dir);
+    snprintf(path, sizeof(path), "%s/exit.3", dir);
     unlink(path);
-    write_text(path, "stencilmap-profile 1\nnompi 1\n");
+    write_text(path, "stencilmap-profile 1\nexit 1 0\n");
     learned_entry_init(&e);
     assert_int_equal(learned_judge(dir, 4, now, &e, why, sizeof(why)), LEARNED_JUDGED_FAILED);
     assert_non_null(strstr(why, "1 of 4 ended with an error"));

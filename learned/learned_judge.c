@@ -21,23 +21,36 @@ static void iso_date(time_t t, char *out, size_t n)
     strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* How the tasks ended, from their exit.<task> files. */
+/* How the tasks ended, from the exit.<task>.<pid> files of their processes
+ * (a task's prolog and a wrapper shell write their own). */
 typedef struct {
-    int64_t tasks;  /* files read */
-    int64_t failed; /* with a non-zero status (or unreadable) */
-    int64_t mpi;    /* whose process called MPI_Init */
+    int64_t tasks;  /* of 0 .. ranks-1, with a file */
+    int64_t failed; /* processes with a non-zero status (or an unreadable file) */
+    int64_t mpi;    /* processes that called MPI_Init */
 } exits;
 
-static void count_exits(const char *dir, exits *x)
+static void count_exits(const char *dir, int64_t ranks, exits *x)
 {
     memset(x, 0, sizeof(*x));
     DIR *d = opendir(dir);
-    if (!d)
+    bool *seen = ranks > 0 ? calloc((size_t)ranks, sizeof(bool)) : NULL;
+    if (!d || !seen) {
+        if (d)
+            closedir(d);
+        free(seen);
         return;
+    }
     struct dirent *de;
     while ((de = readdir(d))) {
+        long long task;
+        int used = 0;
         if (strncmp(de->d_name, "exit.", 5))
             continue;
+        if (sscanf(de->d_name, "exit.%lld.%*d%n", &task, &used) == 1 && !de->d_name[used] &&
+            task >= 0 && task < ranks && !seen[task]) {
+            seen[task] = true;
+            x->tasks++;
+        }
         char path[PATH_MAX + 300], text[128] = "";
         snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
         int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -46,13 +59,13 @@ static void count_exits(const char *dir, exits *x)
             close(fd);
         text[r > 0 ? r : 0] = '\0';
         int status, mpi;
-        x->tasks++;
         if (sscanf(text, "stencilmap-profile 1\nexit %d %d", &status, &mpi) != 2 || status != 0)
             x->failed++;
         else
             x->mpi += mpi != 0;
     }
     closedir(d);
+    free(seen);
 }
 
 static learned_judgement verdict(learned_entry *e, time_t now, const char *reason, char *why,
@@ -82,7 +95,7 @@ static learned_judgement without_ranks(const exits *x, int64_t ranks, time_t now
 {
     int64_t tasks = x->tasks, bad = x->failed;
     if (tasks == ranks && bad == 0 && x->mpi == 0)
-        return verdict(e, now, "no task called MPI_Init (not an MPI program)", why, n);
+        return verdict(e, now, "not an MPI program: no task called MPI_Init", why, n);
     if (tasks == 0)
         return failed(why, n,
                       "no task of %" PRId64 " wrote a profile (killed, or the store is on a file "
@@ -91,9 +104,9 @@ static learned_judgement without_ranks(const exits *x, int64_t ranks, time_t now
     if (x->mpi)
         return failed(why, n, "no rank wrote a profile, though %" PRId64 " called MPI_Init", x->mpi);
     return failed(why, n,
-                  "no task called MPI_Init, and %" PRId64 " of %" PRId64
-                  " ended with an error or wrote nothing",
-                  bad + (ranks > tasks ? ranks - tasks : 0), ranks);
+                  "no task called MPI_Init, %" PRId64 " of %" PRId64 " said nothing and %" PRId64
+                  " process%s ended with an error",
+                  ranks > tasks ? ranks - tasks : 0, ranks, bad, bad == 1 ? "" : "es");
 }
 
 /* Traffic that no placement shortens, though it may fit a grid: too little
@@ -168,7 +181,7 @@ learned_judgement learned_judge(const char *dir, int64_t ranks, time_t now, lear
     char rank0[PATH_MAX + 16];
     snprintf(rank0, sizeof(rank0), "%s/rank.0", dir);
     exits x;
-    count_exits(dir, &x);
+    count_exits(dir, ranks, &x);
     if (access(rank0, F_OK) && errno == ENOENT)
         return without_ranks(&x, ranks, now, e, why, n);
     learn_profile p;
@@ -191,8 +204,8 @@ learned_judgement learned_judge(const char *dir, int64_t ranks, time_t now, lear
         failed(why, n, "%" PRId64 " of %" PRId64 " ranks exited without MPI_Finalize", p.partial,
                p.ranks);
     else if (x.failed)
-        failed(why, n, "%" PRId64 " of %" PRId64 " tasks exited with an error (the step failed)",
-               x.failed, p.ranks);
+        failed(why, n, "%" PRId64 " process%s of the %" PRId64 " tasks exited with an error (the step failed)",
+               x.failed, x.failed == 1 ? "" : "es", p.ranks);
     else if (p.nedges == 0)
         j = verdict(e, now, "no point-to-point or neighbourhood traffic between ranks", why, n);
     else if (learn_infer(&p, 3, &r, &err))

@@ -19,12 +19,13 @@
  * that died; when the application leaves the signal to its default)
  * writes what it counted so far, marked "partial SIGNAL"; one that exits
  * without MPI_Finalize likewise, marked "partial 0".  And at its exit
- * (glibc's on_exit, which gives the status) every task writes
- * DIR/exit.<SLURM_PROCID>, "exit STATUS MPI" (MPI: 1 when the process
- * called MPI_Init), so that whoever reads the directory can tell a
- * program that is not MPI from one that failed, and a whole profile of a
- * step that failed afterwards; the first process of a task to exit writes
- * it.  Without STENCIL_MAP_PROFILE_DIR nothing is counted or written. */
+ * (glibc's on_exit, which gives the status) every process that loaded the
+ * library writes DIR/exit.<SLURM_PROCID>.<pid>, "exit STATUS MPI" (MPI: 1
+ * when it called MPI_Init), so that whoever reads the directory can tell
+ * a program that is not MPI from one that failed, and a whole profile of
+ * a step that failed afterwards; a task's prolog or a wrapper shell
+ * writes its own.  Without STENCIL_MAP_PROFILE_DIR nothing is counted or
+ * written. */
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -522,15 +523,14 @@ static void on_exit_write(void)
     write_once(-1); /* MPI_Finalize would have written the file already */
 }
 
-/* DIR/exit.<task>: how the task's process ended */
+/* DIR/exit.<task>.<pid>: how one process of the task ended */
 static void write_exit(int status)
 {
     const char *id = getenv("SLURM_PROCID");
     char name[64];
-    if (id && *id && strlen(id) < 16 && strspn(id, "0123456789") == strlen(id))
-        snprintf(name, sizeof(name), "exit.%s", id);
-    else
-        snprintf(name, sizeof(name), "exit.pid%ld", (long)getpid());
+    if (!id || !*id || strlen(id) >= 16 || strspn(id, "0123456789") != strlen(id))
+        id = "-";
+    snprintf(name, sizeof(name), "exit.%s.%ld", id, (long)getpid());
     int dfd = open_dir(P.dir);
     if (dfd < 0) {
         fprintf(stderr, "stencilmap-profile: %s: %s\n", P.dir, strerror(errno));
@@ -540,8 +540,7 @@ static void write_exit(int status)
     int err = errno;
     close(dfd);
     if (fd < 0) {
-        if (err != EEXIST) /* another process of the task was first */
-            fprintf(stderr, "stencilmap-profile: %s/%s: %s\n", P.dir, name, strerror(err));
+        fprintf(stderr, "stencilmap-profile: %s/%s: %s\n", P.dir, name, strerror(err));
         return;
     }
     char text[96];

@@ -673,12 +673,12 @@ static void test_judge(void **state)
     write_profile(dir, 4, 4, 1000, true, NULL);
     for (int t = 0; t < 16; t++) {
         char path[2 * PATH_MAX];
-        snprintf(path, sizeof(path), "%s/exit.%d", dir, t);
+        snprintf(path, sizeof(path), "%s/exit.%d.%d", dir, t, 200 + t);
         write_text(path, t == 5 ? "stencilmap-profile 1\nexit 2 1\n" : "stencilmap-profile 1\nexit 0 1\n");
     }
     learned_entry_init(&e);
     assert_int_equal(learned_judge(dir, 16, now, &e, why, sizeof(why)), LEARNED_JUDGED_FAILED);
-    assert_non_null(strstr(why, "1 of 16 tasks exited with an error"));
+    assert_non_null(strstr(why, "1 process of the 16 tasks exited with an error"));
     /* a rank that wrote nothing */
     path_of(dir, sizeof(dir), "prof-missing");
     write_profile(dir, 4, 4, 1000, true, NULL);
@@ -750,9 +750,13 @@ static void test_judge(void **state)
     assert_int_equal(mkdir(dir, 0700), 0);
     for (int t = 0; t < 4; t++) {
         char path[2 * PATH_MAX];
-        snprintf(path, sizeof(path), "%s/exit.%d", dir, t);
+        snprintf(path, sizeof(path), "%s/exit.%d.%d", dir, t, 100 + t);
         write_text(path, "stencilmap-profile 1\nexit 0 0\n");
     }
+    /* a task's prolog wrote one too (another pid): the same task */
+    char prolog[2 * PATH_MAX];
+    snprintf(prolog, sizeof(prolog), "%s/exit.2.999", dir);
+    write_text(prolog, "stencilmap-profile 1\nexit 0 0\n");
     learned_entry_init(&e);
     assert_int_equal(learned_judge(dir, 4, now, &e, why, sizeof(why)), LEARNED_JUDGED_NOT_STENCIL);
     assert_non_null(strstr(e.reason, "not an MPI program"));
@@ -760,12 +764,12 @@ static void test_judge(void **state)
     learned_entry_init(&e);
     assert_int_equal(learned_judge(dir, 5, now, &e, why, sizeof(why)), LEARNED_JUDGED_FAILED);
     char path[2 * PATH_MAX];
-    snprintf(path, sizeof(path), "%s/exit.3", dir);
+    snprintf(path, sizeof(path), "%s/exit.3.103", dir);
     unlink(path);
     write_text(path, "stencilmap-profile 1\nexit 1 0\n");
     learned_entry_init(&e);
     assert_int_equal(learned_judge(dir, 4, now, &e, why, sizeof(why)), LEARNED_JUDGED_FAILED);
-    assert_non_null(strstr(why, "1 of 4 ended with an error"));
+    assert_non_null(strstr(why, "0 of 4 said nothing and 1 process ended with an error"));
     /* nothing at all */
     path_of(dir, sizeof(dir), "prof-empty");
     assert_int_equal(mkdir(dir, 0700), 0);

@@ -624,7 +624,9 @@ for app, unit in (("halo", "ms per iteration"), ("lmp", "s LAMMPS loop")):
     for kind in ("first", "plain"):
         rows = [fig("cost-%s-%s-%d" % (app, kind, k)) for k in range(1, n + 1)]
         med[kind] = (st.median(r[0] for r in rows), st.median(r[1] for r in rows))
-        print("  %-5s %-6s srun %6.2f s, %8.2f %s" % (app, kind, med[kind][0], med[kind][1], unit))
+        print("  %-5s %-6s srun %6.2f s (%.2f-%.2f), %8.2f %s (%.2f-%.2f)" % (
+            app, kind, med[kind][0], min(r[0] for r in rows), max(r[0] for r in rows),
+            med[kind][1], unit, min(r[1] for r in rows), max(r[1] for r in rows)))
     print("  %-5s first/plain: srun %.3f, %s %.3f" % (app, med["first"][0] / med["plain"][0], unit,
                                                      med["first"][1] / med["plain"][1]))
 PY

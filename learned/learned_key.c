@@ -241,7 +241,8 @@ int learned_app_key(const char *path, learned_app *app, char *msg, size_t n)
         snprintf(msg, n, "path too long");
         return -1;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO swapped in after the caller's check is not waited on */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         snprintf(msg, n, "%.300s: cannot open: %s", path, strerror(errno));
         return -1;

@@ -89,8 +89,11 @@ static bool find_program(sm_learned *L, const sm_srun_args *a)
             "lacks, written '--name value'; write it --name=value): launched blocked");
         return false;
     }
-    if (!a->command[0])
-        return false; /* srun itself refuses a step without a program */
+    if (!a->command[0]) {
+        say(L, false, "srun's command line names no program (or could not be read): launched "
+                      "blocked, not learned");
+        return false;
+    }
     if (learned_app_resolve(a->command, a->chdir[0] ? a->chdir : NULL, getenv("PATH"), L->exe,
                             sizeof(L->exe), msg, sizeof(msg))) {
         say(L, false, "%s: launched blocked, not learned", msg);

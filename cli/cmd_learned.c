@@ -320,6 +320,8 @@ static int select_app(const learned_store *s, const char *app, char ***names, si
     }
     *count = kept;
     if (!kept) {
+        free(*names);
+        *names = NULL;
         fprintf(stderr, "stencil-map learned: nothing stored for %s in %s\n", app, s->path);
         return NOTHING;
     }

@@ -156,7 +156,7 @@ static sm_learned_action act_on(sm_learned *L, const learned_store *s, learned_f
         L->action = SM_LEARNED_PLACE;
         return SM_LEARNED_PLACE;
     case LEARNED_FOUND_NOT_STENCIL:
-        say(L, true, "%s is not a stencil code (%s; learned %.10s): launched blocked until %.10s", app,
+        say(L, true, "%s is not a stencil code: %s (learned %.10s); launched blocked until %.10s", app,
             f->entry.reason, f->entry.date, f->entry.expires);
         return blocked(L);
     case LEARNED_FOUND_BAD:

@@ -354,7 +354,7 @@ t_verdicts() {
     # the next run: blocked, not profiled, and said so
     run ns-again 16 "--stencil-map=learn" --task-prolog="$PROLOG" "$NONSTENCIL" --pattern ring --iters 5 || return 1
     ok_run ns-again || return 1
-    err_has ns-again "^stencil-map: learn: nonstencil is not a stencil code \(a chain or ring .*; learned 20[0-9-]+\): launched blocked until 20[0-9-]+$" || return 1
+    err_has ns-again "^stencil-map: learn: nonstencil is not a stencil code: a chain or ring .* \(learned 20[0-9-]+\); launched blocked until 20[0-9-]+$" || return 1
     err_lacks ns-again "profiled" || return 1
     # blocked: no grid of ours in the tasks, Slurm's own layout
     awk '$4 != "-" || $5 != "-" { bad = 1 } END { exit bad || NR != 16 }' <(grep -E '^[0-9]+ ' "$WORK/runs/ns-again/out") ||
@@ -363,7 +363,7 @@ t_verdicts() {
     run hostname-first 8 "--stencil-map=learn" hostname || return 1
     ok_run hostname-first && err_has hostname-first "not a stencil code: not an MPI program: no task called MPI_Init" || return 1
     run hostname-again 8 "--stencil-map=learn" hostname || return 1
-    err_has hostname-again "hostname is not a stencil code \(not an MPI program"
+    err_has hostname-again "hostname is not a stencil code: not an MPI program"
 }
 
 # ------------------------------------------------------------ default=learn
@@ -407,7 +407,7 @@ t_allocator_learn() {
     mc salloc -Q --stencil-map=learn -N $NODES -n 8 --time=2 srun hostname >"$d/salloc.out" 2>"$d/salloc.err" ||
         { cat "$d/salloc.err"; fail "salloc failed"; return 1; }
     cat "$d/salloc.err"
-    grep -q "^stencil-map: learn: hostname is not a stencil code (not an MPI program" "$d/salloc.err" ||
+    grep -q "^stencil-map: learn: hostname is not a stencil code: not an MPI program" "$d/salloc.err" ||
         { fail "salloc --stencil-map=learn: no verdict for hostname"; return 1; }
 }
 

@@ -101,6 +101,8 @@ int cmd_audit(int argc, char **argv);
 /* learn DIR, and score SPEC --profile DIR (cmd_learn.c) */
 int cmd_learn(int argc, char **argv);
 int cmd_score_profile(int argc, char **argv);
+/* learned list | show APP | forget APP|--all (cmd_learned.c) */
+int cmd_learned(int argc, char **argv);
 /* The overview, and one subcommand's --help (usage.c). */
 void cli_usage(FILE *out);
 void cli_usage_of(const char *cmd, FILE *out);

@@ -224,7 +224,7 @@ void cli_version(FILE *out)
 {
     fprintf(out,
             "stencil-map (stencilmap) %s\n"
-            "JSON formats: --json output %d, audit record %d, in-job result %d\n"
+            "JSON formats: --json output %d, audit record %d, in-job result %d, learned spec %d\n"
             "License GPL-2.0-or-later; the placement library LGPL-2.1-or-later.\n",
-            SM_VERSION, SM_FORMAT_CLI, SM_FORMAT_RECORD, SM_FORMAT_VERIFY);
+            SM_VERSION, SM_FORMAT_CLI, SM_FORMAT_RECORD, SM_FORMAT_VERIFY, SM_FORMAT_LEARNED);
 }

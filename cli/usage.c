@@ -225,6 +225,7 @@ void cli_usage(FILE *out)
           "                       --svg OUT [...]\n"
           "       stencil-map audit (JOBID[.STEP] | --record FILE | --since DATE | --user U |\n"
           "                          --summary) [...]\n"
+          "       stencil-map learned list|show APP|forget APP|--all [--learned-dir DIR]\n"
           "       stencil-map --version\n"
           "\n"
           "stencil-map COMMAND --help describes each command.  Every --json answer\n"
@@ -259,12 +260,47 @@ static void learn_usage(FILE *out)
     fputs(exit_line, out);
 }
 
+static void learned_usage(FILE *out)
+{
+    fputs("usage: stencil-map learned list [--learned-dir DIR]\n"
+          "       stencil-map learned show APP [--learned-dir DIR]\n"
+          "       stencil-map learned forget APP|--all [--learned-dir DIR]\n"
+          "\n"
+          "What srun --stencil-map=learn (or the site's default=learn) stored: per\n"
+          "application, the spec learned from its first, profiled run, with the run it\n"
+          "came from, its grid and where that came from (MPI_Dims_create, MPI_Cart_create\n"
+          "or inferred) and the share of the bytes it explains, or the verdict that it is\n"
+          "not a stencil code and until when.  Inside an allocation each line ends with\n"
+          "the placement srun would make on it (SLURM_NTASKS ranks, else the learned\n"
+          "count).  The store is $XDG_STATE_HOME/stencilmap/learned, else\n"
+          "~/.local/state/stencilmap/learned, or DIR/<user> of the plugin's learned_dir=.\n"
+          "\n"
+          "list              one line per application, naming its executable\n"
+          "show APP          everything stored for APP, the spec in full\n"
+          "forget APP        remove what is stored for APP: its next run is profiled\n"
+          "                  again\n"
+          "APP               the program (a path, or a name looked up in PATH: its\n"
+          "                  current build, and what was learned at that path before), a\n"
+          "                  stored executable's base name, or a key\n"
+          "--all             with forget: everything, and leftover profiles\n"
+          "--learned-dir DIR the site's root of the stores (default: learned_dir= on the\n"
+          "                  stencil_map.so line of Slurm's plugstack.conf, found through\n"
+          "                  $SLURM_CONF), the store being DIR/<user>\n"
+          "--help            this text\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad usage, 3 nothing stored for APP, 4 the store cannot\n"
+          "be read or fails its checks (not the user's own, open to others, a symbolic\n"
+          "link).\n",
+          out);
+}
+
 static const struct {
     const char *cmd;
     void (*usage)(FILE *);
 } table[] = {
     {"plan", plan_usage},   {"score", score_usage}, {"compare", compare_usage},
     {"draw", draw_usage},   {"audit", audit_usage}, {"learn", learn_usage},
+    {"learned", learned_usage},
 };
 
 void cli_usage_of(const char *cmd, FILE *out)

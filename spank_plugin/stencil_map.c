@@ -36,6 +36,7 @@
 #include "node_sockets.h"
 #include "coords.h"
 #include "formats.h"
+#include "learned_launch.h"
 #include "policy.h"
 #include "profile_check.h"
 #include "profile_launch.h"
@@ -57,6 +58,7 @@ static sm_policy policy;
 static sm_srun_args srun_args;
 static const sm_srun_rules srun_rules = SM_SRUN_RULES_INIT;
 static sm_step step;
+static sm_learned learned;    /* --stencil-map=learn: what was decided, what to learn at exit */
 static char set_hostfile[1280]; /* SLURM_HOSTFILE value we set, "" if none */
 static bool env_applied;        /* slurm_spank_init applied STENCIL_MAP_SPEC */
 
@@ -65,8 +67,9 @@ static int option_cb(int val, const char *optarg, int remote);
 static struct spank_option stencil_option = {
     OPT_NAME, "SPEC",
     "[stencil_map] place ranks for a stencil code: SPEC is a JSON spec file, a spec name, "
-    "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), 'none' to opt out, or profile:DIR to "
-    "launch blocked and profile the traffic into DIR (then: stencil-map learn DIR); "
+    "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), 'none' to opt out, profile:DIR to "
+    "launch blocked and profile the traffic into DIR (then: stencil-map learn DIR), or "
+    "'learn': place by the spec learned from the program's first run (profiled); "
     "see stencil_map(8)",
     1, 0, option_cb,
 };
@@ -117,6 +120,7 @@ __attribute__((destructor)) static void at_exit(void)
         write_record(env_job_id(), SM_NO_STEP, false,
                      "srun exited before launching the step (see srun's error)");
     sm_step_drop_hostfile(&step);
+    sm_learned_release(&learned); /* a profile nobody ran: gone */
 }
 
 /* srun takes its task count from SLURM_NTASKS (or SLURM_NPROCS) when -n is
@@ -171,6 +175,7 @@ static void undo_local(void)
     }
     restore_task_count();
     sm_step_release(&step);
+    sm_learned_release(&learned);
 }
 
 static const char *tmp_parent(void)
@@ -184,6 +189,8 @@ static int apply_local(const char *spec, sm_spec_source src)
 {
     if (step.active && !strcmp(step.spec_text, spec) && step.source == src)
         return 0; /* the same value seen twice (environment, then argv) */
+    if (sm_learned_seen(&learned, spec, src))
+        return 0; /* decided already: profiled or blocked */
     undo_local();
     record_done = false;
     if (!strcmp(spec, "none")) {
@@ -197,8 +204,19 @@ static int apply_local(const char *spec, sm_spec_source src)
             say("site default '%s' not applied: srun is not inside an allocation", spec);
         return 0;
     }
-    if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent(),
-                     sm_alloc_check_current, sm_node_sockets_slurm)) {
+    /* learn: a spec from the store, or a blocked launch (profiled to learn) */
+    char *json = NULL;
+    if (sm_learned_requested(spec) &&
+        sm_learned_decide(&learned, &policy, &srun_args, src, &json) != SM_LEARNED_PLACE)
+        return 0;
+    sm_policy pol = policy;
+    if (json)
+        pol.on_error = SM_ON_ERROR_BLOCKED; /* a learned spec never fails the user's step */
+    int failed = sm_step_plan_json(&step, &pol, &srun_args, spec, json, src, tmp_parent(),
+                                   sm_alloc_check_current, sm_node_sockets_slurm);
+    free(json);
+    sm_learned_label(&learned, &step);
+    if (failed) {
         say("%s", step.error);
         write_record(env_job_id(), SM_NO_STEP, false, step.error);
         sm_step_release(&step);
@@ -230,6 +248,8 @@ static int apply_allocator(const char *spec)
         return setenv(SMP_ENV_SPEC, "none", 1) ? -1 : 0;
     if (sm_profile_requested(spec))
         return sm_profile_allocator(spec);
+    if (sm_learned_requested(spec))
+        return sm_learned_allocator();
     smp_spec parsed;
     smp_error err;
     smp_error_clear(&err);
@@ -348,6 +368,8 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
                       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+    if (spank_context() == S_CTX_LOCAL)
+        sm_learned_started(&learned, sp);
     if (spank_context() != S_CTX_LOCAL || !step.active)
         return 0;
     uint32_t job_id = 0, step_id = 0;
@@ -429,7 +451,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     (void)sp;
     (void)ac;
     (void)av;
-    if (spank_context() == S_CTX_LOCAL)
+    if (spank_context() == S_CTX_LOCAL) {
+        /* srun's step is over (spank_fini runs from srun's atexit handler):
+         * learn from its profile, in the user's process only */
+        sm_learned_finish(&learned);
         undo_local();
+    }
     return 0;
 }

@@ -81,7 +81,9 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
                           const char *tmp_parent, sm_alloc_check_fn check,
                           sm_sockets_fn sockets_of, smp_error *err)
 {
-    smp_status s = smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
+    smp_status s = st->spec_json ? smp_spec_parse(&st->spec, st->spec_json, strlen(st->spec_json),
+                                                  smp_specs_dir(), err)
+                                 : smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
     st->have_spec = true; /* smp_spec_load leaves a freeable spec either way */
     if (s)
         return s;
@@ -154,14 +156,23 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
                  sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check,
                  sm_sockets_fn sockets_of)
 {
+    return sm_step_plan_json(st, pol, a, spec, NULL, src, tmp_parent, check, sockets_of);
+}
+
+int sm_step_plan_json(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
+                      const char *json, sm_spec_source src, const char *tmp_parent,
+                      sm_alloc_check_fn check, sm_sockets_fn sockets_of)
+{
     memset(st, 0, sizeof(*st));
     snprintf(st->spec_text, sizeof(st->spec_text), "%s", spec);
+    st->spec_json = json;
     st->source = src;
     st->active = true;
     smp_error err;
     smp_error_clear(&err);
     double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     smp_status s = do_plan(st, pol, a, tmp_parent, check, sockets_of, &err);
+    st->spec_json = NULL; /* the caller's */
     st->srun_seconds = now() - t0;
     st->srun_cpu_seconds = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (!s) {
@@ -273,8 +284,8 @@ void sm_step_summary(const sm_step *st, FILE *out)
 {
     if (!st->placed)
         return;
-    fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
-            smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
+    fprintf(out, "stencil-map: %s%s%s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
+            st->label, st->label[0] ? ": " : "", smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
     if (st->objective != SMP_OBJ_DEFAULT) /* the defaults say nothing more */
         fprintf(out, ", objective %s", smp_objective_name(st->objective));

@@ -250,6 +250,33 @@ static void test_task_count(void **state)
     smp_nodes_free(&nodes);
 }
 
+/* the program the step runs, for --stencil-map=learn */
+static void test_command(void **state)
+{
+    (void)state;
+    sm_srun_args a;
+    PARSE(&a, "-n", "4", "--mpi=pmix", "./halo", "-i", "5");
+    assert_string_equal(a.command, "./halo");
+    assert_false(a.command_unsure);
+    PARSE(&a, "-D", "/work/run", "--stencil-map", "learn", "--", "lmp", "-in", "x");
+    assert_string_equal(a.command, "lmp");
+    assert_string_equal(a.chdir, "/work/run");
+    PARSE(&a, "--chdir=sub", "-Qn4", "app");
+    assert_string_equal(a.chdir, "sub");
+    assert_string_equal(a.command, "app");
+    PARSE(&a, "-n", "2", "--multi-prog", "conf.txt");
+    assert_true(a.multi_prog);
+    assert_string_equal(a.command, "conf.txt");
+    PARSE(&a, "-n", "2");
+    assert_string_equal(a.command, "");
+    /* an unknown option: its value or the command? */
+    PARSE(&a, "-n", "4", "--container-image", "ubuntu", "./app");
+    assert_true(a.command_unsure);
+    PARSE(&a, "-n", "4", "--container-image=ubuntu", "./app");
+    assert_false(a.command_unsure);
+    assert_string_equal(a.command, "./app");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_nodes_refused_on_new_srun),
         cmocka_unit_test(test_cpus_per_task_inherited),
         cmocka_unit_test(test_task_count),
+        cmocka_unit_test(test_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

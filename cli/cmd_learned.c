@@ -112,7 +112,8 @@ static const char *base_name(const char *path)
 typedef struct {
     bool inside;
     smp_nodes nodes;
-    int64_t ranks; /* SLURM_NTASKS, 0 when unset */
+    smp_levels levels; /* Slurm's network above the nodes, as srun plans on it */
+    int64_t ranks;     /* SLURM_NTASKS, 0 when unset */
 } allocation;
 
 static void allocation_read(allocation *a)
@@ -123,6 +124,11 @@ static void allocation_read(allocation *a)
     if (!hl || !*hl || !cpus || !*cpus || smp_nodes_parse(&a->nodes, hl, cpus, &err))
         return;
     a->inside = true;
+    /* the levels srun's plugin would read from Slurm (none when Slurm has
+     * no topology, or it does not fit: then as without levels) */
+    struct cli_opts none = {0};
+    if (cli_levels_of(&none, &a->nodes, &a->levels))
+        smp_levels_free(&a->levels);
     const char *nt = getenv("SLURM_NTASKS");
     if (!nt || !*nt)
         nt = getenv("SLURM_NPROCS");
@@ -167,7 +173,7 @@ static void here(const learned_store *s, const char *key, int64_t own_ranks, con
         smp_status st = smp_spec_parse(&spec, f.spec_json, strlen(f.spec_json), smp_specs_dir(), &err);
         if (!st) {
             if (!(st = smp_spec_resolve(&spec, ranks, &err)) &&
-                !(st = cli_plan(&spec, &a->nodes, spec.algorithm, &pl, &err)) &&
+                !(st = cli_plan(&spec, &a->nodes, spec.algorithm, &a->levels, SMP_LEVELS_BEST, &pl, &err)) &&
                 !(st = smp_plan(&spec.grid, &spec.stencil, a->nodes.slots, a->nodes.count, SMP_ALG_BLOCKED,
                                 &bl, &err)))
                 snprintf(out, n, "here: %s, %" PRId64 " ranks on %d nodes, inter-node edges %" PRId64
@@ -268,8 +274,10 @@ static int cmd_list(const learned_store *s)
             ;
         list_one(s, names, i, j, &a);
     }
-    if (count)
+    if (count && a.inside) {
         smp_nodes_free(&a.nodes);
+        smp_levels_free(&a.levels);
+    }
     learned_names_free(names, count);
     return 0;
 }
@@ -385,8 +393,10 @@ static int cmd_show(const learned_store *s, const char *app)
     allocation_read(&a);
     for (size_t i = 0; i < count; i++)
         show_entry(s, names[i], &a);
-    if (a.inside)
+    if (a.inside) {
         smp_nodes_free(&a.nodes);
+        smp_levels_free(&a.levels);
+    }
     learned_names_free(names, count);
     return 0;
 }

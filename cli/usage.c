@@ -28,6 +28,7 @@ static void plan_usage(FILE *out)
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--sockets COUNTS]\n"
           "                       [--socketfile FILE] [--profile DIR] [--json] [--map]\n"
+          "                       [--launcher L] [--output FILE] [--env]\n"
           "\n"
           "Computes which node each rank runs on and prints a summary line.\n"
           "\n",
@@ -43,11 +44,30 @@ static void plan_usage(FILE *out)
           "--socketfile FILE write line r = socket of rank r in its node ('-': stdout)\n"
           "--profile DIR     warn when the spec explains this profile badly (see learn)\n"
           "--json            one JSON object instead of the summary line\n"
-          "--map             draw blocked and the placement, one letter per node\n"
-          "--help            this text\n"
-          "\n",
+          "--map             draw blocked and the placement, one letter per node\n",
           out);
-    fputs(job_line, out);
+    fprintf(out, "--launcher L      the file --output writes: %s\n", sml_names());
+    fputs("                  (default slurm): slurm, Slurm's hostfile (srun with\n"
+          "                  SLURM_HOSTFILE); openmpi, a rankfile (mpirun --rankfile),\n"
+          "                  each node's ranks on distinct cores (socket:core with\n"
+          "                  sockets); mpich, a Hydra machine file (mpiexec -f); cray, an\n"
+          "                  MPICH_RANK_ORDER file (MPICH_RANK_REORDER_METHOD=3), which\n"
+          "                  needs every node filled to its slots\n"
+          "--output FILE     write the plan in the launcher's form ('-': standard output);\n"
+          "                  --hostfile FILE is --launcher slurm --output FILE\n"
+          "--env             print what the launcher must pass to the ranks instead of the\n"
+          "                  summary, which goes to stderr: export lines for eval (slurm,\n"
+          "                  cray: with MPICH_RANK_REORDER_METHOD and _FILE), -x words for\n"
+          "                  mpirun, -genv words for mpiexec (inside Slurm with the\n"
+          "                  bootstrap that keeps the file's order)\n"
+          "--help            this text\n"
+          "\n"
+          "Inside an allocation (salloc, sbatch), when neither --nodes nor --slots is\n"
+          "given they default to SLURM_JOB_NODELIST and, as the launcher counts slots,\n"
+          "SLURM_JOB_CPUS_PER_NODE (slurm, mpich) or SLURM_TASKS_PER_NODE (openmpi,\n"
+          "cray), and the ranks of automatic dims to SLURM_NTASKS; a line on stderr\n"
+          "says so.\n\n",
+          out);
     fputs(exit_line, out);
 }
 
@@ -186,6 +206,7 @@ void cli_usage(FILE *out)
 {
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--json] [--map]\n"
+          "                       [--launcher L --output FILE] [--env]\n"
           "       stencil-map score SPEC --hostfile FILE [--ranks P] [--json] [--map]\n"
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "       stencil-map learn DIR [--output SPEC]\n"

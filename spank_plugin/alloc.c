@@ -96,13 +96,27 @@ static void scan_unknown(sm_srun_args *a, int argc, char **argv, int i, int *unk
                  w, argv[i + 1], w);
 }
 
+/* the program srun runs, without its directory */
+static void set_command(sm_srun_args *a, const char *w)
+{
+    const char *base = strrchr(w, '/');
+    snprintf(a->command, sizeof(a->command), "%s", base ? base + 1 : w);
+}
+
 /* The words from argv[i] on, into a. */
 static void scan(sm_srun_args *a, int argc, char **argv, int i, int *unknown)
 {
     for (; i < argc; i++) {
         const char *w = argv[i];
-        if (!strcmp(w, "--") || w[0] != '-' || !w[1])
+        if (!strcmp(w, "--")) {
+            if (i + 1 < argc)
+                set_command(a, argv[i + 1]);
+            return;
+        }
+        if (w[0] != '-' || !w[1]) {
+            set_command(a, w);
             return; /* the command starts here */
+        }
         if (w[1] == '-') {
             const char *name = w + 2;
             const char *eq = strchr(name, '=');

@@ -28,6 +28,7 @@ typedef struct {
     bool nodelist;            /* -w/--nodelist or -F/--nodefile given */
     bool quiet;               /* -Q/--quiet */
     bool have_spec;           /* --stencil-map given on the command line */
+    char command[64];         /* what srun runs, its base name; "" if not found */
     char spec[1024];          /* its last value */
     char bad[300];            /* "" or why srun's options cannot be read safely */
     sm_srun_rules rules;      /* of the srun that runs us */

@@ -52,7 +52,12 @@ int cli_launcher_write(const struct cli_opts *o, const smp_spec *spec, const smp
                       o->output);
         return cli_fail(&err);
     }
-    const sml_plan plan = {nodes, pl, socket_of_rank, spec->name[0] ? spec->name : o->spec};
+    /* the spec names the file in its heading comment, unless a newline in
+     * a path would end the comment early */
+    const char *title = spec->name[0] ? spec->name : o->spec;
+    if (strpbrk(title, "\r\n"))
+        title = NULL;
+    const sml_plan plan = {nodes, pl, socket_of_rank, title};
     smp_status s = sml_write(o->launcher, f, &plan, &err);
     if (f != stdout && fclose(f) != 0 && !s)
         s = smp_error_set(&err, SMP_ERR_SYSTEM, "%s %s: write failed", o->output_option, o->output);

@@ -98,6 +98,15 @@ else
     fail "rankfile sockets differ from the socketfile"
 fi
 
+# a spec whose path holds a newline: not in the heading comment, which it would end
+nl="$work/new
+line.json"
+printf '{"grid": {"dims": [4, 4]}, "stencil": "5pt"}\n' >"$nl"
+run 0 newline-title plan "$nl" --nodes "$NODES" --slots 4 --launcher openmpi --output "$work/nl.rf"
+[ "$(head -1 "$work/nl.rf")" = "# Open MPI rankfile from stencil-map: 16 ranks on 4 nodes" ] &&
+    as_hostfile openmpi "$work/nl.rf" >/dev/null &&
+    pass "a spec path with a newline stays out of the heading" || fail "heading: $(head -2 "$work/nl.rf")"
+
 # ---- JSON, standard output ----------------------------------------------------
 run 0 json plan auto:2d:5pt --nodes "$NODES" --slots 8 --launcher mpich --output "$work/j.mf" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["launcher"] == "mpich" and d["output"] == sys.argv[2] and d["hostfile"] is None))' \

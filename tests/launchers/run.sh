@@ -89,8 +89,9 @@ unset SLURM_HOSTFILE $(env | sed -n 's/^\(STENCIL_MAP_[A-Z_]*\)=.*/\1/p')
 in_job() {
     local d=$1 n=$2 script=$3
     shift 3
-    MC_TIMEOUT=240 mc env PATH="$PREFIX/bin:$PATH" STENCILMAP_SPECS_DIR="$PREFIX/share/stencilmap/specs" \
-        salloc -Q -N4 -n"$n" --time=5 "$@" sh -c "cd '$d' && sh '$script'"
+    # PATH extended inside: the cluster's own Slurm clients stay first
+    MC_TIMEOUT=240 mc env STENCILMAP_SPECS_DIR="$PREFIX/share/stencilmap/specs" \
+        salloc -Q -N4 -n"$n" --time=5 "$@" sh -c "PATH='$PREFIX/bin':\$PATH; cd '$d' && sh '$script'"
 }
 
 # the rank-to-node map of a launcher's file, one node per line

@@ -400,6 +400,8 @@ run_test openmpi-slots-from-tasks-per-node t_openmpi_slots
 run_test hydra-own-slurm-launcher-ignores-order t_hydra_slurm_launcher
 run_test cray-2d-5pt-n32 t_cray auto:2d:5pt 32
 run_test cray-3d-7pt-n32 t_cray auto:3d:7pt 32
+# salloc -N4 -n20: srun's tasks per node 8,8,3,1, not the CPUs
+run_test cray-2d-5pt-n20-tasks-per-node t_cray auto:2d:5pt 20
 run_test plugin-default-keeps-out-of-daemons t_daemons site
 run_test plugin-job-spec-keeps-out-of-daemons t_daemons job
 

@@ -38,7 +38,8 @@ static void plan_usage(FILE *out)
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--sockets COUNTS]\n"
           "                       [--socketfile FILE] [--profile DIR] [--topology FILE]\n"
-          "                       [--levels-mode M] [--json] [--map]\n"
+          "                       [--levels-mode M] [--launcher L] [--output FILE] [--env]\n"
+          "                       [--json] [--map]\n"
           "\n"
           "Computes which node each rank runs on and prints a summary line; with\n"
           "network levels, one line per level with the edges between its groups.\n"
@@ -58,11 +59,30 @@ static void plan_usage(FILE *out)
     fputs(topology_lines, out);
     fputs(levels_mode_lines, out);
     fputs("--json            one JSON object instead of the summary line\n"
-          "--map             draw blocked and the placement, one letter per node\n"
-          "--help            this text\n"
-          "\n",
+          "--map             draw blocked and the placement, one letter per node\n",
           out);
-    fputs(job_line, out);
+    fprintf(out, "--launcher L      the file --output writes: %s\n", sml_names());
+    fputs("                  (default slurm): slurm, Slurm's hostfile (srun with\n"
+          "                  SLURM_HOSTFILE); openmpi, a rankfile (mpirun --rankfile),\n"
+          "                  each node's ranks on distinct cores (socket:core with\n"
+          "                  sockets); mpich, a Hydra machine file (mpiexec -f); cray, an\n"
+          "                  MPICH_RANK_ORDER file (MPICH_RANK_REORDER_METHOD=3), which\n"
+          "                  needs every node filled to its slots\n"
+          "--output FILE     write the plan in the launcher's form ('-': standard output);\n"
+          "                  --hostfile FILE is --launcher slurm --output FILE\n"
+          "--env             print what the launcher must pass to the ranks instead of the\n"
+          "                  summary, which goes to stderr: export lines for eval (slurm,\n"
+          "                  cray: with MPICH_RANK_REORDER_METHOD and _FILE), -x words for\n"
+          "                  mpirun, -genv words for mpiexec (inside Slurm with the\n"
+          "                  bootstrap that keeps the file's order)\n"
+          "--help            this text\n"
+          "\n"
+          "Inside an allocation (salloc, sbatch), when neither --nodes nor --slots is\n"
+          "given they default to SLURM_JOB_NODELIST and, as the launcher counts slots,\n"
+          "SLURM_JOB_CPUS_PER_NODE (slurm, mpich) or SLURM_TASKS_PER_NODE (openmpi,\n"
+          "cray), and the ranks of automatic dims to SLURM_NTASKS; a line on stderr\n"
+          "says so, and where the network levels came from.\n\n",
+          out);
     fputs(exit_line, out);
 }
 
@@ -216,6 +236,7 @@ void cli_usage(FILE *out)
 {
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--json] [--map]\n"
+          "                       [--launcher L --output FILE] [--env]\n"
           "       stencil-map score SPEC --hostfile FILE [--ranks P] [--json] [--map]\n"
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "       stencil-map learn DIR [--output SPEC]\n"

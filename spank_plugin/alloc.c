@@ -102,6 +102,7 @@ static void scan_unknown(sm_srun_args *a, int argc, char **argv, int i, int *unk
                  w, argv[i + 1], w);
 }
 
+/* the program srun runs, without its directory */
 /* The words from argv[i] on, into a. */
 static void scan(sm_srun_args *a, int argc, char **argv, int i, int *unknown)
 {

@@ -31,7 +31,8 @@ typedef struct {
     char spec[1024];          /* its last value */
     char bad[300];            /* "" or why srun's options cannot be read safely */
     sm_srun_rules rules;      /* of the srun that runs us */
-    /* the program the step runs, for --stencil-map=learn */
+    /* the program the step runs: for --stencil-map=learn, and to tell a
+     * launcher's daemon step from the application's (other_launchers.h) */
     char command[4096];       /* the command's first word, "" when there is none */
     char chdir[4096];         /* -D/--chdir, "" when not given */
     bool multi_prog;          /* --multi-prog: the command is srun's configuration file */

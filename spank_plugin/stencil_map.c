@@ -35,6 +35,7 @@
 #include "bind_task.h"
 #include "node_sockets.h"
 #include "coords.h"
+#include "other_launchers.h"
 #include "formats.h"
 #include "learned_launch.h"
 #include "policy.h"
@@ -199,6 +200,11 @@ static int apply_local(const char *spec, sm_spec_source src)
     }
     if (sm_profile_requested(spec))
         return sm_profile_srun(spec, srun_args.quiet);
+    /* the job's or the site's spec is for the application's steps, not for
+     * the daemons an MPI launcher starts through srun: they start the
+     * ranks where the launcher's own file says (other_launchers.h) */
+    if (src != SM_SRC_OPTION && sm_launcher_daemon(srun_args.command))
+        return 0;
     if (src == SM_SRC_DEFAULT && !getenv("SLURM_JOB_NODELIST")) {
         if (!srun_args.quiet)
             say("site default '%s' not applied: srun is not inside an allocation", spec);
@@ -224,6 +230,12 @@ static int apply_local(const char *spec, sm_spec_source src)
     }
     if (step.have_spec)
         sm_profile_check(&step.spec); /* before export_env clears STENCIL_MAP_* */
+    const char *reorder = getenv("MPICH_RANK_REORDER_METHOD");
+    if (step.placed && sm_cray_renumbers(reorder))
+        say("WARNING: MPICH_RANK_REORDER_METHOD=%s is set: HPE Cray MPICH will renumber the "
+            "ranks this plan placed; unset it, or plan for Cray MPICH with stencil-map plan "
+            "--launcher cray instead of --stencil-map",
+            reorder);
     if (step.fallback) {
         fprintf(stderr,
                 "stencil-map: WARNING: %s\n"
@@ -393,6 +405,22 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
+/* The task is a launcher's daemon, or a rank Cray MPICH renumbers: its
+ * Slurm task id is no grid rank, so it gets no coordinates and no socket
+ * (other_launchers.h). */
+static bool other_launcher_numbers(spank_t sp)
+{
+    int argc = 0;
+    char **argv = NULL;
+    if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 && argv &&
+        sm_launcher_daemon(argv[0]))
+        return true;
+    char method[16];
+    return spank_getenv(sp, "MPICH_RANK_REORDER_METHOD", method, sizeof(method)) ==
+               ESPANK_SUCCESS &&
+           sm_cray_renumbers(method);
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
     (void)ac;
@@ -403,7 +431,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         return -1;
     char dims_s[SM_DIMS_MAX_LEN + 2];
     spank_err_t e = spank_getenv(sp, SMP_ENV_DIMS, dims_s, sizeof(dims_s));
-    if (e == ESPANK_ENV_NOEXIST)
+    if (e == ESPANK_ENV_NOEXIST || other_launcher_numbers(sp))
         return 0;
     if (e != ESPANK_SUCCESS) {
         slurm_error("stencil-map: " SMP_ENV_DIMS ": unreadable or longer than %d bytes",

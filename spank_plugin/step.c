@@ -10,6 +10,7 @@
 #include "socket_map.h"
 #include "stencil_env.h"
 #include "step.h"
+#include "task_env.h"
 
 extern char **environ;
 
@@ -198,20 +199,6 @@ int sm_step_plan_json(sm_step *st, const sm_policy *pol, const sm_srun_args *a, 
     return -1;
 }
 
-static int set_list(const char *name, const int64_t *v, int n)
-{
-    char buf[SMP_ENV_LIST_LEN];
-    smp_env_format_list(buf, sizeof(buf), v, n);
-    return setenv(name, buf, 1);
-}
-
-static int set_int(const char *name, int64_t v)
-{
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%lld", (long long)v);
-    return setenv(name, buf, 1);
-}
-
 void sm_env_clear(void)
 {
     /* collect first: unsetenv reshuffles environ */
@@ -240,40 +227,16 @@ int sm_step_export_env(const sm_step *st)
         rc |= setenv(SMP_ENV_ALGORITHM, "blocked", 1);
         return rc ? -1 : 0;
     }
-    const smp_grid *g = &st->spec.grid;
-    const smp_stencil *sc = &st->spec.stencil;
-    int64_t per[SMP_MAX_DIMS];
-    for (int i = 0; i < g->ndims; i++)
-        per[i] = g->periods[i] ? 1 : 0;
-    rc |= set_list(SMP_ENV_DIMS, g->dims, g->ndims);
-    rc |= set_list(SMP_ENV_PERIODS, per, g->ndims);
-    /* how the ranks number the grid: the remote side's coordinates and the
-     * in-job library's neighbours follow it */
-    rc |= setenv(SMP_ENV_ORDER, smp_order_name(g->order), 1);
-    char *buf = smp_env_format_stencil(sc->offsets, sc->count, sc->ndims);
-    if (!buf)
+    /* the variables every rank is told, as stencil-map plan --env prints
+     * them for other launchers */
+    smp_task_env env;
+    smp_error err;
+    if (smp_task_env_build(&env, &st->spec.grid, &st->spec.stencil, st->pl.algorithm,
+                           &st->pl.score, &st->blocked.score, &err))
         return -1;
-    rc |= setenv(SMP_ENV_STENCIL, buf, 1);
-    if (smp_stencil_weighted(sc)) {
-        size_t off = 0;
-        char *wb = realloc(buf, (size_t)sc->count * 32 + 16);
-        if (!wb) {
-            free(buf);
-            return -1;
-        }
-        buf = wb;
-        for (int k = 0; k < sc->count; k++)
-            off += (size_t)snprintf(buf + off, (size_t)sc->count * 32 + 16 - off, "%s%.17g",
-                                    k ? "," : "", sc->weights[k]);
-        buf[off] = '\0';
-        rc |= setenv(SMP_ENV_WEIGHTS, buf, 1);
-    }
-    free(buf);
-    rc |= setenv(SMP_ENV_ALGORITHM, smp_algorithm_name(st->pl.algorithm), 1);
-    rc |= set_int(SMP_ENV_JSUM, st->pl.score.j_sum);
-    rc |= set_int(SMP_ENV_JMAX, st->pl.score.j_max);
-    rc |= set_int(SMP_ENV_BLOCKED_JSUM, st->blocked.score.j_sum);
-    rc |= set_int(SMP_ENV_BLOCKED_JMAX, st->blocked.score.j_max);
+    for (int i = 0; i < env.count; i++)
+        rc |= setenv(env.var[i].name, env.var[i].value, 1);
+    smp_task_env_free(&env);
     if (st->bind)
         rc |= setenv(SM_SOCKET_MAP_ENV, st->socket_map, 1);
     rc |= setenv("SLURM_HOSTFILE", st->hostfile, 1);

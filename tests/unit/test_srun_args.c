@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "other_launchers.h"
 #include "srun_options.h"
 
 static const sm_srun_rules old_srun = {false, false};
@@ -250,7 +251,8 @@ static void test_task_count(void **state)
     smp_nodes_free(&nodes);
 }
 
-/* the program the step runs, for --stencil-map=learn */
+/* the program the step runs: for --stencil-map=learn, and what tells a
+ * launcher's daemon step from the application's (other_launchers.h) */
 static void test_command(void **state)
 {
     (void)state;
@@ -275,6 +277,40 @@ static void test_command(void **state)
     PARSE(&a, "-n", "4", "--container-image=ubuntu", "./app");
     assert_false(a.command_unsure);
     assert_string_equal(a.command, "./app");
+    /* Open MPI 4.1's mpirun (plm_slurm), on a subset of the nodes */
+    PARSE(&a, "--ntasks-per-node=1", "--kill-on-bad-exit", "--mpi=none", "--nodes=3",
+          "--nodelist=node1,node2,node4", "--ntasks=3", "orted", "-mca", "ess", "slurm");
+    assert_string_equal(a.command, "orted");
+    assert_true(a.nodelist);
+    assert_true(sm_launcher_daemon(a.command));
+    /* MPICH's Hydra through hydra-srun, and its own Slurm launcher */
+    PARSE(&a, "--nodes=1", "--ntasks=1", "--nodelist=node2", "--overlap", "--mpi=none",
+          "--cpu-bind=none", "--input=none", "--kill-on-bad-exit=1", "/usr/bin/hydra_pmi_proxy",
+          "--control-port", "vm:4321", "--proxy-id", "3");
+    assert_string_equal(a.command, "/usr/bin/hydra_pmi_proxy");
+    assert_true(sm_launcher_daemon(a.command));
+    PARSE(&a, "-N", "4", "-n", "4", "--input", "none", "/usr/bin/hydra_pmi_proxy", "-1");
+    assert_string_equal(a.command, "/usr/bin/hydra_pmi_proxy");
+    assert_int_equal(a.ntasks, 4);
+    PARSE(&a, "--ntasks-per-node=1", "--", "/opt/ompi5/bin/prted", "--prtemca", "x");
+    assert_string_equal(a.command, "/opt/ompi5/bin/prted");
+    assert_true(sm_launcher_daemon(a.command));
+    /* applications, tools and wrappers are not daemons */
+    PARSE(&a, "-n", "8", "--stencil-map=auto:2d:5pt", "./solver", "orted");
+    assert_string_equal(a.command, "./solver");
+    assert_false(sm_launcher_daemon(a.command));
+    PARSE(&a, "-n8", "sh", "-c", "orted");
+    assert_false(sm_launcher_daemon(a.command));
+    assert_false(sm_launcher_daemon("orted-wrapper"));
+    assert_false(sm_launcher_daemon("/usr/bin/orted/x"));
+    assert_false(sm_launcher_daemon(NULL));
+    /* ranks Cray MPICH renumbers */
+    assert_false(sm_cray_renumbers(NULL));
+    assert_false(sm_cray_renumbers(""));
+    assert_false(sm_cray_renumbers("1"));
+    assert_true(sm_cray_renumbers("3"));
+    assert_true(sm_cray_renumbers("0"));
+    assert_true(sm_cray_renumbers("2"));
 }
 
 int main(void)

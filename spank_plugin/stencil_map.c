@@ -173,6 +173,33 @@ static void undo_local(void)
     sm_step_release(&step);
 }
 
+/* A site default is the site's wish, not the user's: it places only the
+ * steps whose user left the layout to Slurm, and that it can place.  Any
+ * other step launches exactly as Slurm alone would launch it (no error, no
+ * extra line on its standard error, no record), and srun -v says why. */
+static char default_note[700];
+
+static const char *default_stands_aside(void)
+{
+    if (!getenv("SLURM_JOB_NODELIST"))
+        return "srun is not inside an allocation";
+    if (srun_args.nodelist)
+        return "the step names its nodes (-w/--nodelist or -F/--nodefile)";
+    if (srun_args.distribution || getenv("SLURM_DISTRIBUTION"))
+        return "the step sets its distribution (-m/--distribution or SLURM_DISTRIBUTION)";
+    if (getenv("SLURM_HOSTFILE"))
+        return "the step has its own SLURM_HOSTFILE";
+    if (srun_args.ntasks == 1)
+        return "a step of one task has no neighbours to place";
+    return NULL;
+}
+
+static int default_not_applied(const char *spec, const char *why)
+{
+    snprintf(default_note, sizeof(default_note), "site default '%s' not applied: %s", spec, why);
+    return 0;
+}
+
 static const char *tmp_parent(void)
 {
     const char *t = getenv("TMPDIR");
@@ -186,19 +213,29 @@ static int apply_local(const char *spec, sm_spec_source src)
         return 0; /* the same value seen twice (environment, then argv) */
     undo_local();
     record_done = false;
+    default_note[0] = '\0';
     if (!strcmp(spec, "none")) {
         sm_env_clear();
         return 0;
     }
     if (sm_profile_requested(spec))
         return sm_profile_srun(spec, srun_args.quiet);
-    if (src == SM_SRC_DEFAULT && !getenv("SLURM_JOB_NODELIST")) {
-        if (!srun_args.quiet)
-            say("site default '%s' not applied: srun is not inside an allocation", spec);
-        return 0;
+    const char *aside = src == SM_SRC_DEFAULT ? default_stands_aside() : NULL;
+    if (aside)
+        return default_not_applied(spec, aside);
+    int failed = sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent(),
+                              sm_alloc_check_current, sm_node_sockets_slurm);
+    if (src == SM_SRC_DEFAULT && (failed || step.fallback || step.pl.ranks < 2)) {
+        /* a plan the step's own options rule out (srun -N on 23.11+,
+         * -O beyond the slots, ...) or a single rank: Slurm's own launch */
+        char why[sizeof(step.error)];
+        snprintf(why, sizeof(why), "%s",
+                 failed || step.fallback ? step.error
+                                         : "a step of one task has no neighbours to place");
+        sm_step_release(&step);
+        return default_not_applied(spec, why);
     }
-    if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent(),
-                     sm_alloc_check_current, sm_node_sockets_slurm)) {
+    if (failed) {
         say("%s", step.error);
         write_record(env_job_id(), SM_NO_STEP, false, step.error);
         sm_step_release(&step);
@@ -343,11 +380,14 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
     (void)av;
     /* srun -v: which plugin this is and the Slurm it was built for (its
      * log level is set by now, unlike in slurm_spank_init) */
-    if (spank_context() == S_CTX_LOCAL)
+    if (spank_context() == S_CTX_LOCAL) {
         slurm_verbose("stencil_map: stencilmap %s, built for Slurm %u.%02u.%u", SM_VERSION,
                       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+        if (default_note[0])
+            slurm_verbose("stencil-map: %s", default_note);
+    }
     if (spank_context() != S_CTX_LOCAL || !step.active)
         return 0;
     uint32_t job_id = 0, step_id = 0;

@@ -77,7 +77,7 @@ def expect_outcome(rc, log):
         "skipped": [r"Warning\s*:?\s*(.*?) \((?:sub)?skip"],
     }
     for pat in patterns.get(status, []):
-        m = re.search(pat, text)
+        m = re.search(pat, text, re.S)  # a message may span lines
         if m:
             reason = one_line(m.group(1))
             break

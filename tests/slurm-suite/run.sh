@@ -212,6 +212,14 @@ cluster_up() {
     # the release's clients first, then the system's: the tests call
     # python3 and expect by name and need Debian's
     client_env+=("PATH=${mc_slurm:+$mc_slurm/bin:$mc_slurm/sbin:}/usr/sbin:/usr/bin:/sbin:/bin")
+    # the pass tests what it says: srun --help lists --stencil-map exactly
+    # when the plugin is loaded
+    local listed=0
+    mcenv srun --help 2>&1 | grep -q -- '--stencil-map' && listed=1
+    case $1 in
+        none | none2) [ "$listed" = 0 ] || { echo "$prog: the plugin is loaded in pass $1"; return 1; } ;;
+        *) [ "$listed" = 1 ] || { echo "$prog: srun --help does not list --stencil-map in pass $1"; return 1; } ;;
+    esac
 }
 trap '"$mc" down >>"$work/minicluster.log" 2>&1' EXIT
 trap 'echo "$prog: interrupted" >&2; exit 130' INT TERM
@@ -333,6 +341,16 @@ fi
 
 echo
 echo "$prog: Slurm $version, ${#tests[@]} tests, ${#modes[@]} passes: $((SECONDS - start)) s in all"
+# the default pass placed steps indeed: its audit records (the only pass
+# whose steps the plugin acts on), and the tests whose logs show srun's
+# summary line
+if [ -d "$logs/default" ]; then
+    placed_tests=$(grep -l -E 'stencil-map: [a-z]+, [0-9]+ ranks on [0-9]+ nodes' "$logs/default"/*.log 2>/dev/null |
+        sed 's|.*/||; s|\.log$||; s|\.rerun$||' | sort -u)
+    echo "$prog: the site default placed $(find "$records" -name '*.json' | wc -l) steps (audit records);" \
+        "srun's summary line is in the logs of $(echo "$placed_tests" | grep -c .) tests:" \
+        "$(echo "$placed_tests" | paste -sd' ')"
+fi
 echo "== Slurm $version: results (pass, FAIL, skip) per pass"
 $py "$here/report.py" table "$results" "$allow" "${modes[@]}" | tee "$base/table.txt"
 rc=${PIPESTATUS[0]}

@@ -183,8 +183,8 @@ static const char *default_stands_aside(void)
 {
     if (!getenv("SLURM_JOB_NODELIST"))
         return "srun is not inside an allocation";
-    if (srun_args.nodelist)
-        return "the step names its nodes (-w/--nodelist or -F/--nodefile)";
+    if (srun_args.nodelist || srun_args.relative)
+        return "the step names its nodes (-w/--nodelist, -F/--nodefile or -r/--relative)";
     if (srun_args.distribution || getenv("SLURM_DISTRIBUTION"))
         return "the step sets its distribution (-m/--distribution or SLURM_DISTRIBUTION)";
     if (getenv("SLURM_HOSTFILE"))

@@ -207,6 +207,11 @@ t_default_stands_aside() {
     where=$(awk '{ print $2 }' out | sort -u | paste -sd,)
     [ "$where" = node3 ] || { fail "-w node3: the tasks ran on $where"; return 1; }
     echo "-w node3 -N1: both tasks on node3, unplaced"
+    mc salloc -N4 -n32 srun -r 2 -n2 "$TASK" >out 2>err || { fail "srun -r 2 failed"; cat err; return 1; }
+    aside_ok out err 2 || return 1
+    where=$(sort -n out | awk '{ print $2 }' | paste -sd,)
+    [ "$where" = node3,node4 ] || { fail "-r 2: ranks 0 and 1 ran on $where"; return 1; }
+    echo "-r 2 (--relative): ranks on node3 and node4, unplaced"
     mc salloc -N4 -n32 srun -m cyclic -n4 "$TASK" >out 2>err || { fail "srun -m cyclic failed"; cat err; return 1; }
     aside_ok out err 4 || return 1
     where=$(sort -n out | awk '{ print $2 }' | paste -sd,)

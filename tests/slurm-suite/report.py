@@ -16,7 +16,8 @@ MODE.rerun.tsv with the runs repeated after a first-run difference.  The
 baseline is every mode named none*, reruns included.  A plugin mode differs
 from it when none of its runs of a test gave a status the baseline gave: a
 difference must show in the first run and again in the rerun.  A test
-whose runs in one mode disagree is flaky.
+whose runs in one mode disagree (in any mode, the baseline's included) is
+flaky: it is listed with every run, and no difference is counted for it.
 """
 import re
 import sys
@@ -119,7 +120,7 @@ def compare(data, modes):
         elif len({data[m][t][0][0] for m in base if t in data[m]}) > 1:
             flaky.append(t)
         for m in modes:
-            if m in base or not data[m].get(t) or not base_set[t]:
+            if m in base or not data[m].get(t) or not base_set[t] or t in flaky:
                 continue
             if all(r[0] not in base_set[t] for r in data[m][t]):
                 differing.append((t, m))
@@ -153,7 +154,7 @@ def table(results, allow_path, modes):
     for t in order:
         notes = []
         if t in flaky:
-            notes.append("flaky: its runs disagree")
+            notes.append("flaky: its runs disagree, not counted")
         for m in modes:
             if (t, m) not in differing:
                 continue

@@ -233,6 +233,17 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
     for (int i = 0; i < ndense; i++)
         capnode[dense[i]] = cap[i];
     out->nlevels = lv->nlevels;
+    /* a step whose ranks all land in one group of the finest level (so of
+     * every level) plans exactly as without levels */
+    bool one_group = true;
+    for (int i = 1; i < ndense && one_group; i++)
+        one_group = lv->group_of_node[0][dense[i]] == lv->group_of_node[0][dense[0]];
+    if (one_group) {
+        s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+        if (!s)
+            s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
+        goto done;
+    }
     if (mode != SMP_LEVELS_GROUPS_FIRST) {
         s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
         if (!s)

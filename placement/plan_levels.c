@@ -248,8 +248,9 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
         s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
         if (!s)
             s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, out->node_of_rank, err);
+        /* the same figures, but j_max_node names a physical node now */
         if (!s)
-            s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
+            s = score_all(grid, st, out->node_of_rank, nnodes, lv, &out->score, out->level, err);
         if (s || mode == SMP_LEVELS_NODES_FIRST)
             goto done;
     }

@@ -48,6 +48,14 @@ smp_status smp_anneal_within(const smp_grid *grid, const smp_stencil *st, int32_
                              int nlabels, const int32_t *parent, int64_t budget, smp_objective obj,
                              uint32_t round, smp_anneal_stats *stats, smp_error *err);
 
+/* Groups first's splitting (split_groups.c): the ranks of each group of
+ * level l + 1 (cur[r]) over its units of level l (l < 0: its nodes) with
+ * the shares capnode[] adds up; cur[] is rewritten with the units; part[]
+ * and label[] are scratch of grid->size entries. */
+smp_status smp_split_down(const smp_grid *grid, const smp_stencil *st, const int32_t *capnode,
+                          int nnodes, const smp_levels *lv, int l, smp_objective obj, int effort,
+                          int32_t *cur, int32_t *part, int32_t *label, smp_error *err);
+
 /* auto on levels (plan_levels.c): cap[ndense] are the shares of nodes
  * dense[ndense] (the first nodes in order); fills out as smp_plan_auto
  * does, and out->level[]. */

@@ -26,86 +26,6 @@
 
 #include "levels_internal.h"
 
-/* Splits the ranks of each group of level l + 1 (cur[r], a group of level
- * l + 1) over its units of level l (l < 0: its nodes), exact shares. */
-static smp_status split_down(const smp_grid *grid, const smp_stencil *st, const int32_t *capnode,
-                             int nnodes, const smp_levels *lv, int l, smp_objective obj, int effort,
-                             int32_t *cur, int32_t *part, int32_t *label, smp_error *err)
-{
-    int npar = lv->ngroups[l + 1], nunits = l >= 0 ? lv->ngroups[l] : nnodes;
-    const int32_t *up = lv->group_of_node[l + 1];
-    int64_t *ucap = calloc((size_t)nunits, sizeof(int64_t));
-    int64_t *pcap = calloc((size_t)npar, sizeof(int64_t));
-    int32_t *upar = malloc(sizeof(int32_t) * (size_t)nunits);
-    int32_t *pidx = malloc(sizeof(int32_t) * (size_t)npar);
-    int32_t *first = calloc((size_t)npar + 2, sizeof(int32_t));
-    int32_t *ccap = malloc(sizeof(int32_t) * (size_t)nunits);
-    int32_t *cunit = malloc(sizeof(int32_t) * (size_t)nunits);
-    int32_t *cpar = malloc(sizeof(int32_t) * (size_t)nunits);
-    smp_status s = SMP_OK;
-    if (!ucap || !pcap || !upar || !pidx || !first || !ccap || !cunit || !cpar) {
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
-        goto done;
-    }
-    for (int n = 0; n < nnodes; n++) {
-        int32_t u = l >= 0 ? lv->group_of_node[l][n] : n;
-        ucap[u] += capnode[n];
-        pcap[up[n]] += capnode[n];
-        upar[u] = up[n];
-    }
-    /* the parents that hold ranks, densely; their units that get ranks
-     * listed parent by parent: parent q's are [first[q], first[q + 1]) */
-    int nparts = 0;
-    for (int g = 0; g < npar; g++)
-        pidx[g] = pcap[g] > 0 ? nparts++ : -1;
-    for (int u = 0; u < nunits; u++)
-        if (ucap[u] > 0)
-            first[pidx[upar[u]] + 2]++;
-    for (int q = 0; q < nparts; q++)
-        first[q + 2] += first[q + 1];
-    for (int u = 0; u < nunits; u++)
-        if (ucap[u] > 0) {
-            int32_t k = first[pidx[upar[u]] + 1]++;
-            ccap[k] = (int32_t)ucap[u];
-            cunit[k] = u;
-            cpar[k] = pidx[upar[u]];
-        }
-    int nchild = first[nparts];
-    for (int64_t r = 0; r < grid->size; r++)
-        part[r] = pidx[cur[r]];
-    s = smp_bisect_within(grid, st, ccap, nchild, part, first, nparts, label, err);
-    /* nodes get twice the budget: under "max" the busiest node's cut
-     * comes down slowly (1M ranks in groups of 64 nodes: J_max 109 with
-     * the default budget, 82 with twice it, 82 with four times) */
-    int64_t budget = (l < 0 ? 2 : 1) * smp_refine_default_budget(grid->size);
-    if (!s)
-        s = smp_refine_within_for(grid, st, label, nchild, cpar, budget, obj, NULL, err);
-    /* on small grids, annealing inside each parent as auto anneals the
-     * nodes (a round per unit of effort), then refinement again */
-    if (!s && smp_anneal_applies(grid, st)) {
-        smp_anneal_stats as;
-        bool changed = false;
-        for (int r = 0; r < effort && !s; r++) {
-            s = smp_anneal_within(grid, st, label, nchild, cpar, 0, obj, (uint32_t)r, &as, err);
-            changed = changed || as.after.j_sum != as.before.j_sum || as.after.w_sum != as.before.w_sum;
-        }
-        if (!s && changed)
-            s = smp_refine_within_for(grid, st, label, nchild, cpar, 0, obj, NULL, err);
-    }
-    for (int64_t r = 0; !s && r < grid->size; r++)
-        cur[r] = cunit[label[r]];
-done:
-    free(ucap);
-    free(pcap);
-    free(upar);
-    free(pidx);
-    free(first);
-    free(ccap);
-    free(cunit);
-    free(cpar);
-    return s;
-}
-
 /* The coarsest groups planned as super-nodes by auto.  The constructions
  * lay groups out in their order, so where the groups' capacities differ
  * the order matters (where the short group goes); on small grids, where
@@ -196,8 +116,8 @@ static smp_status groups_first(const smp_grid *grid, const smp_stencil *st,
     meta->fold_axis = gp.fold_axis;
     meta->refined = gp.refined;
     for (int l = L - 1; l >= -1 && !s; l--)
-        s = split_down(grid, st, capnode, nnodes, lv, l, obj, effort, node_of_rank, part, label,
-                       err);
+        s = smp_split_down(grid, st, capnode, nnodes, lv, l, obj, effort, node_of_rank, part,
+                           label, err);
 done:
     free(gcap);
     free(gc);

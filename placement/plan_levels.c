@@ -38,7 +38,7 @@ static int cmp_cap_asc(const void *x, const void *y)
     return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
 }
 
-static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const int32_t *gc,
+static smp_status plan_orders(const smp_grid *grid, const smp_stencil *st, const int32_t *gc,
                               const int32_t *gd, int ngd, int ng, smp_objective obj, int effort,
                               smp_placement *gp, smp_error *err)
 {
@@ -81,6 +81,70 @@ static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const
     free(c2);
     free(d2);
     free(alt.node_of_rank);
+    return s;
+}
+
+/* Keeps cand (a placement on the groups) in gp when it is better. */
+static smp_status keep_better(const smp_grid *grid, const smp_stencil *st, const int32_t *cand,
+                              int ng, smp_objective obj, smp_algorithm alg, smp_placement *gp,
+                              smp_error *err)
+{
+    smp_score sc;
+    smp_status s = smp_score_compute(grid, st, cand, ng, &sc, err);
+    if (!s && smp_score_better_for(&sc, &gp->score, smp_stencil_weighted(st), obj)) {
+        memcpy(gp->node_of_rank, cand, sizeof(int32_t) * (size_t)grid->size);
+        gp->score = sc;
+        gp->algorithm = alg;
+        gp->fold_axis = -1;
+        gp->refined = false;
+    }
+    return s;
+}
+
+/* plan_orders, and where the grid falls apart into slices, whole slices
+ * to each group and plan_orders on the slices left over (slices.c), and
+ * on small grids the groups packed into the slices (slice_pack.c). */
+static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const int32_t *gc,
+                              const int32_t *gd, int ngd, int ng, smp_objective obj, int effort,
+                              smp_placement *gp, smp_error *err)
+{
+    smp_slices sl;
+    smp_status s = plan_orders(grid, st, gc, gd, ngd, ng, obj, effort, gp, err);
+    if (s || (s = smp_slices_split(grid, st, gc, ngd, &sl, err)))
+        return s;
+    size_t bytes = sizeof(int32_t) * (size_t)grid->size;
+    int32_t *rc = malloc(sizeof(int32_t) * (size_t)ngd), *rd = malloc(sizeof(int32_t) * (size_t)ngd);
+    int32_t *cand = malloc(bytes ? bytes : 1);
+    smp_placement sub = {.node_of_rank = malloc(sizeof(int32_t) * (size_t)(sl.sub.size + 1)),
+                         .fold_axis = -1};
+    if (!rc || !rd || !cand || !sub.node_of_rank)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+    if (!s && sl.applies) {
+        int nr = 0;
+        for (int i = 0; i < ngd; i++)
+            if (sl.rest[i] > 0) {
+                rc[nr] = sl.rest[i];
+                rd[nr++] = gd[i];
+            }
+        if (nr > 0)
+            s = plan_orders(&sl.sub, st, rc, rd, nr, ng, obj, effort, &sub, err);
+        if (!s) {
+            smp_slices_merge(grid, &sl, gd, sub.node_of_rank, cand);
+            s = keep_better(grid, st, cand, ng, obj, nr > 0 ? sub.algorithm : SMP_ALG_BLOCKED, gp,
+                            err);
+        }
+    }
+    for (int way = 0; !s && way < 2 && smp_anneal_applies(grid, st); way++) {
+        bool applied;
+        s = smp_slices_pack(grid, st, gc, gd, ngd, ng, obj, effort, way, cand, &applied, err);
+        if (!s && applied)
+            s = keep_better(grid, st, cand, ng, obj, SMP_ALG_AUTO, gp, err);
+    }
+    free(rc);
+    free(rd);
+    free(cand);
+    free(sub.node_of_rank);
+    smp_slices_free(&sl);
     return s;
 }
 

@@ -48,6 +48,14 @@ smp_status smp_anneal_within(const smp_grid *grid, const smp_stencil *st, int32_
                              int nlabels, const int32_t *parent, int64_t budget, smp_objective obj,
                              uint32_t round, smp_anneal_stats *stats, smp_error *err);
 
+/* Polishes label[] (a partition into nlabels groups, parent as in
+ * smp_refine_within, NULL: none) for obj: refinement both ways, annealing
+ * on small grids (effort rounds); rewritten only when better by obj,
+ * *improved then true (polish.c). */
+smp_status smp_polish_labels(const smp_grid *grid, const smp_stencil *st, int32_t *label,
+                             int nlabels, const int32_t *parent, smp_objective obj, int effort,
+                             bool *improved, smp_error *err);
+
 /* A grid that falls apart into slices (slices.c): each of ncap groups
  * takes cap[i] / slice_size whole slices, in order (slice_owner[s], -1
  * for the slices left over, the last ones); the rest of each group,

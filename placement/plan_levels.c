@@ -20,7 +20,10 @@
  * best (the default): both, and the better by the levelled objective
  * (smp_levels_better: the coarsest level first, each by the objective,
  * then the nodes).  The groups-first plan is relabelled too, which may
- * only lower its group figures. */
+ * only lower its group figures; on small grids its coarsest groups are
+ * then polished (polish.c) and split again while that lowers them, and
+ * the groups the nodes-first plan falls into, polished, are a second
+ * start for groups first. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,12 +151,20 @@ static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const
     return s;
 }
 
-/* Groups first: auto on the coarsest groups, then split down the levels.
- * Fills node_of_rank and, in meta, what the group-level auto reports. */
+/* Rounds of polishing the coarsest groups (polish.c) after they were
+ * split into nodes and relabelled: each round that lowers the group
+ * figures is split and relabelled again.  A bound on the time (each round
+ * is a polish, a split and a relabelling), on small grids only. */
+#define POLISH_ROUNDS 3
+
+/* Groups first: auto on the coarsest groups (or the groups of each rank
+ * given in start), then split down the levels and relabelled; then, while
+ * it lowers them, the coarsest groups polished and split again.  Fills
+ * node_of_rank and, in meta, what the group-level auto reports. */
 static smp_status groups_first(const smp_grid *grid, const smp_stencil *st,
                                const int32_t *capnode, int nnodes, const smp_levels *lv,
-                               smp_objective obj, int effort, int32_t *node_of_rank,
-                               smp_placement *meta, smp_error *err)
+                               smp_objective obj, int effort, const int32_t *start,
+                               int32_t *node_of_rank, smp_placement *meta, smp_error *err)
 {
     int L = lv->nlevels - 1, ng = lv->ngroups[L];
     size_t p = (size_t)grid->size;
@@ -166,22 +177,41 @@ static smp_status groups_first(const smp_grid *grid, const smp_stencil *st,
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory for %zu ranks", p);
         goto done;
     }
-    for (int n = 0; n < nnodes; n++)
-        gcap[lv->group_of_node[L][n]] += capnode[n];
-    int ngd = 0;
-    for (int g = 0; g < ng; g++)
-        if (gcap[g] > 0) {
-            gc[ngd] = (int32_t)gcap[g];
-            gd[ngd++] = g;
-        }
-    smp_placement gp = {.node_of_rank = node_of_rank, .fold_axis = -1};
-    s = plan_groups(grid, st, gc, gd, ngd, ng, obj, effort, &gp, err);
-    meta->algorithm = gp.algorithm;
-    meta->fold_axis = gp.fold_axis;
-    meta->refined = gp.refined;
-    for (int l = L - 1; l >= -1 && !s; l--)
-        s = smp_split_down(grid, st, capnode, nnodes, lv, l, obj, effort, node_of_rank, part,
-                           label, err);
+    if (start) {
+        memcpy(node_of_rank, start, sizeof(int32_t) * p);
+    } else {
+        for (int n = 0; n < nnodes; n++)
+            gcap[lv->group_of_node[L][n]] += capnode[n];
+        int ngd = 0;
+        for (int g = 0; g < ng; g++)
+            if (gcap[g] > 0) {
+                gc[ngd] = (int32_t)gcap[g];
+                gd[ngd++] = g;
+            }
+        smp_placement gp = {.node_of_rank = node_of_rank, .fold_axis = -1};
+        s = plan_groups(grid, st, gc, gd, ngd, ng, obj, effort, &gp, err);
+        meta->algorithm = gp.algorithm;
+        meta->fold_axis = gp.fold_axis;
+        meta->refined = gp.refined;
+    }
+    for (int round = 0; !s; round++) {
+        for (int l = L - 1; l >= -1 && !s; l--)
+            s = smp_split_down(grid, st, capnode, nnodes, lv, l, obj, effort, node_of_rank, part,
+                               label, err);
+        if (!s)
+            s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, node_of_rank, err);
+        if (s || round + 1 == POLISH_ROUNDS || !smp_anneal_applies(grid, st))
+            break;
+        /* the coarsest groups as they came out, polished (part: scratch) */
+        for (size_t r = 0; r < p; r++)
+            part[r] = lv->group_of_node[L][node_of_rank[r]];
+        bool improved;
+        if ((s = smp_polish_labels(grid, st, part, ng, NULL, obj, effort, &improved, err)) ||
+            !improved)
+            break;
+        memcpy(node_of_rank, part, sizeof(int32_t) * p);
+        meta->refined = true;
+    }
 done:
     free(gcap);
     free(gc);
@@ -207,7 +237,7 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
 {
     size_t bytes = sizeof(int32_t) * (size_t)grid->size;
     int32_t *capnode = calloc((size_t)nnodes, sizeof(int32_t));
-    int32_t *other = NULL;
+    int32_t *other = NULL, *seed = NULL;
     bool weighted = smp_stencil_weighted(st);
     smp_status s = SMP_OK;
     if (!capnode) {
@@ -238,30 +268,47 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
         if (s || mode == SMP_LEVELS_NODES_FIRST)
             goto done;
     }
-    smp_placement g = {.fold_axis = -1};
-    if (!(other = malloc(bytes ? bytes : 1))) {
+    /* best: the groups the plan without levels fell into, polished, are
+     * a start of their own for groups first (seed) */
+    if (!(other = malloc(bytes ? bytes : 1)) ||
+        (mode == SMP_LEVELS_BEST && smp_anneal_applies(grid, st) &&
+         !(seed = malloc(bytes ? bytes : 1)))) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
         goto done;
     }
-    s = groups_first(grid, st, capnode, nnodes, lv, obj, effort, other, &g, err);
-    if (!s)
-        s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, other, err);
-    if (!s)
-        s = score_all(grid, st, other, nnodes, lv, &g.score, g.level, err);
-    if (s)
-        goto done;
-    if (mode == SMP_LEVELS_GROUPS_FIRST ||
-        smp_levels_better(g.level, &g.score, out->level, &out->score, lv->nlevels, weighted, obj)) {
-        memcpy(out->node_of_rank, other, bytes);
-        out->score = g.score;
-        out->constructed = g.score;
-        memcpy(out->level, g.level, sizeof(g.level));
-        out->algorithm = g.algorithm;
-        out->fold_axis = g.fold_axis;
-        out->refined = g.refined;
+    bool seeded = false;
+    smp_algorithm nf_alg = out->algorithm;
+    if (seed) {
+        int L = lv->nlevels - 1;
+        for (int64_t r = 0; r < grid->size; r++)
+            seed[r] = lv->group_of_node[L][out->node_of_rank[r]];
+        if ((s = smp_polish_labels(grid, st, seed, lv->ngroups[L], NULL, obj, effort, &seeded,
+                                   err)))
+            goto done;
+    }
+    for (int c = 0; c < (seeded ? 2 : 1); c++) {
+        smp_placement g = {.fold_axis = -1, .algorithm = nf_alg, .refined = true};
+        s = groups_first(grid, st, capnode, nnodes, lv, obj, effort, c ? seed : NULL, other, &g,
+                         err);
+        if (!s)
+            s = score_all(grid, st, other, nnodes, lv, &g.score, g.level, err);
+        if (s)
+            goto done;
+        if ((mode == SMP_LEVELS_GROUPS_FIRST && c == 0) ||
+            smp_levels_better(g.level, &g.score, out->level, &out->score, lv->nlevels, weighted,
+                              obj)) {
+            memcpy(out->node_of_rank, other, bytes);
+            out->score = g.score;
+            out->constructed = g.score;
+            memcpy(out->level, g.level, sizeof(g.level));
+            out->algorithm = g.algorithm;
+            out->fold_axis = g.fold_axis;
+            out->refined = g.refined;
+        }
     }
 done:
     free(capnode);
     free(other);
+    free(seed);
     return s;
 }

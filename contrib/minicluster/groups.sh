@@ -4,66 +4,93 @@
 #
 # Real clusters put nodes under leaf switches (Slurm's topology/tree) or in
 # blocks; traffic between switches shares uplinks that carry much less per
-# node than the nodes' own links.  MINICLUSTER_GROUPS=4,4 (group sizes, in
-# node order: node1..4 and node5..8) puts each group's node links on a
-# bridge of its own, mc<base>g<G>, joined to the core bridge (the one with
-# slurmctld's and srun's address) by one veth pair: mc<base>u<G> in the
-# group bridge, mc<base>c<G> in the core bridge.  Both ends are shaped to
-# MINICLUSTER_UPLINK_RATE: mc<base>u<G> limits what the group sends out,
-# mc<base>c<G> what it receives.  So two nodes of one group talk at the
-# node rate, nodes of different groups share their groups' uplinks.
+# node than the nodes' own links.  MINICLUSTER_GROUPS puts each group's node
+# links on a bridge of its own, mc<base>g<G>, joined to the core bridge (the
+# one with slurmctld's and srun's address) by one veth pair: mc<base>u<G>
+# in the group bridge, mc<base>c<G> in the core bridge.  Both ends are
+# shaped to MINICLUSTER_UPLINK_RATE: mc<base>u<G> limits what the group
+# sends out, mc<base>c<G> what it receives.  So two nodes of one group talk
+# at the node rate, nodes of different groups share their groups' uplinks.
 #
-# Without MINICLUSTER_GROUPS the nodes sit on the core bridge (one tier).
+# The groups are written either as sizes in node order, "4,4" (node1-4 and
+# node5-8) or "3,5", or as one hostlist per group separated by spaces,
+# "node[1-2,5-6] node[3-4,7-8]", as a topology.conf would name a leaf
+# switch's nodes (racks cabled across the node numbering).  Without
+# MINICLUSTER_GROUPS the nodes sit on the core bridge (one tier).
 
-# The group sizes, comma separated, checked against the node count; empty
-# without groups.
+# The nodes of hostlist $1 (nodeN, node[A-B,C], joined by commas), one
+# number a line; returns 1 on anything else.
+net_hostlist_numbers() {
+    local rest=$1 item r a b
+    while [ -n "$rest" ]; do
+        if [[ $rest =~ ^node([0-9]+)(,|$)(.*)$ ]]; then
+            echo "$((10#${BASH_REMATCH[1]}))"
+        elif [[ $rest =~ ^node\[([0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)\](,|$)(.*)$ ]]; then
+            item=${BASH_REMATCH[1]}
+            for r in ${item//,/ }; do
+                a=${r%-*}
+                b=${r#*-}
+                ((10#$a <= 10#$b)) || return 1
+                seq "$((10#$a))" "$((10#$b))"
+            done
+        else
+            return 1
+        fi
+        rest=${BASH_REMATCH[${#BASH_REMATCH[@]} - 1]}
+    done
+}
+
+# The group (1-based) of each node, comma separated ("1,1,2,2"), checked
+# against the node count: every node in exactly one of 2 to 16 groups.
+# Empty without groups.
 net_groups() {
-    local spec=${MINICLUSTER_GROUPS:-} n sum=0 s count=0
+    local spec=${MINICLUSTER_GROUPS:-} n i g s count=0
     [ -n "$spec" ] || return 0
     n=$(nodes_count)
-    local -a sizes
-    IFS=, read -r -a sizes <<<"$spec"
-    [[ $spec =~ ^[0-9]+(,[0-9]+)*$ ]] ||
-        die "MINICLUSTER_GROUPS must be group sizes separated by commas, e.g. 4,4 (got '$spec')"
-    for s in "${sizes[@]}"; do
-        [ "$s" -ge 1 ] || die "MINICLUSTER_GROUPS: a group of $s nodes (got '$spec'); each needs at least 1"
-        sum=$((sum + s))
-        count=$((count + 1))
-    done
+    local -a of=() words
+    if [[ $spec =~ ^[0-9]+(,[0-9]+)*$ ]]; then
+        i=0
+        IFS=, read -r -a words <<<"$spec"
+        for s in "${words[@]}"; do
+            [ "$s" -ge 1 ] || die "MINICLUSTER_GROUPS: a group of $s nodes (got '$spec'); each needs at least 1"
+            count=$((count + 1))
+            for ((g = 0; g < s; g++)); do
+                i=$((i + 1))
+                [ "$i" -le "$n" ] && of[i]=$count
+            done
+        done
+        [ "$i" -eq "$n" ] || die "MINICLUSTER_GROUPS=$spec holds $i nodes but MINICLUSTER_NODES=$n"
+    else
+        read -r -a words <<<"$spec"
+        for s in "${words[@]}"; do
+            count=$((count + 1))
+            local nums
+            nums=$(net_hostlist_numbers "$s") && [ -n "$nums" ] ||
+                die "MINICLUSTER_GROUPS must be group sizes (4,4) or one hostlist per group separated by spaces" \
+                    "(node[1-2,5-6] node[3-4,7-8]); '$s' is neither"
+            for i in $nums; do
+                [ "$i" -ge 1 ] && [ "$i" -le "$n" ] ||
+                    die "MINICLUSTER_GROUPS: node$i is not a node of this cluster (node1..node$n)"
+                [ -z "${of[i]:-}" ] || die "MINICLUSTER_GROUPS: node$i is in group ${of[i]} and in group $count"
+                of[i]=$count
+            done
+        done
+        for ((i = 1; i <= n; i++)); do
+            [ -n "${of[i]:-}" ] || die "MINICLUSTER_GROUPS: node$i is in no group (every node needs one)"
+        done
+    fi
     [ "$count" -ge 2 ] && [ "$count" -le 16 ] ||
         die "MINICLUSTER_GROUPS must name 2 to 16 groups (got $count in '$spec')"
-    [ "$sum" -eq "$n" ] ||
-        die "MINICLUSTER_GROUPS=$spec holds $sum nodes but MINICLUSTER_NODES=$n"
-    echo "$spec"
+    local IFS=,
+    echo "${of[*]:1}"
 }
 
-# Group (1-based) of node $1, from the sizes $2; 0 without groups.
+# Group (1-based) of node $1 from the map $2 (net_groups); 0 without groups.
 net_group_of() {
-    local i=$1 spec=$2 s g=0 last=0
-    [ -n "$spec" ] || { echo 0; return; }
-    local -a sizes
-    IFS=, read -r -a sizes <<<"$spec"
-    for s in "${sizes[@]}"; do
-        g=$((g + 1))
-        last=$((last + s))
-        [ "$i" -le "$last" ] && { echo "$g"; return; }
-    done
-    echo 0
-}
-
-# The nodes of group $1 as a Slurm hostlist, node[A-B] (or nodeA), from $2.
-net_group_nodes() {
-    local want=$1 spec=$2 s g=0 first=1
-    local -a sizes
-    IFS=, read -r -a sizes <<<"$spec"
-    for s in "${sizes[@]}"; do
-        g=$((g + 1))
-        if [ "$g" -eq "$want" ]; then
-            if [ "$s" -eq 1 ]; then echo "node$first"; else echo "node[$first-$((first + s - 1))]"; fi
-            return
-        fi
-        first=$((first + s))
-    done
+    local -a of
+    [ -n "$2" ] || { echo 0; return; }
+    IFS=, read -r -a of <<<"$2"
+    echo "${of[$1 - 1]}"
 }
 
 net_group_bridge() { echo "$(net_tag)g$1"; }
@@ -110,7 +137,7 @@ net_groups_up() {
     local spec count g gbr up core bps
     spec=$(net_groups)
     [ -n "$spec" ] || return 0
-    count=$(tr ',' '\n' <<<"$spec" | wc -l)
+    count=$(tr ',' '\n' <<<"$spec" | sort -n | tail -1)
     bps=$(net_parse_rate MINICLUSTER_UPLINK_RATE "$(net_uplink_rate)")
     for ((g = 1; g <= count; g++)); do
         gbr=$(net_group_bridge "$g")

@@ -33,8 +33,9 @@ MC_TIMEOUT=120 # per Slurm client: a hang fails its test, not the run
 RATE_MBIT=40
 NODES=3
 # the two-tier network: 4 nodes in groups of 2, node links 80 Mbit/s, each
-# group's uplink 20 Mbit/s (4 times narrower, shared by the group)
-GROUPS_SPEC=2,2
+# group's uplink 20 Mbit/s (4 times narrower, shared by the group); the
+# groups written as hostlists (as a topology.conf names a switch's nodes)
+GROUPS_SPEC="node[1-2] node3,node4"
 GROUP_NODE_MBIT=80
 UPLINK_MBIT=20
 TAG=mc$MINICLUSTER_PORT_BASE
@@ -218,8 +219,14 @@ t_groups_refuse_bad_settings() {
         MINICLUSTER_NET=netns MINICLUSTER_GROUPS=2,3 || return 1
     check_refusal "MINICLUSTER_GROUPS must name 2 to 16 groups" MINICLUSTER_NET=netns MINICLUSTER_GROUPS=4 || return 1
     check_refusal "MINICLUSTER_GROUPS: a group of 0 nodes" MINICLUSTER_NET=netns MINICLUSTER_GROUPS=2,0,2 || return 1
-    check_refusal "MINICLUSTER_GROUPS must be group sizes separated by commas" \
-        MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2]" || return 1
+    check_refusal "MINICLUSTER_GROUPS must be group sizes (4,4) or one hostlist per group" \
+        MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2] rack2" || return 1
+    check_refusal "MINICLUSTER_GROUPS: node2 is in group 1 and in group 2" \
+        MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2] node[2-4]" || return 1
+    check_refusal "MINICLUSTER_GROUPS: node3 is in no group" MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2] node4" ||
+        return 1
+    check_refusal "MINICLUSTER_GROUPS: node5 is not a node of this cluster" \
+        MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2] node[3-5]" || return 1
     check_refusal "MINICLUSTER_GROUPS needs MINICLUSTER_NET=netns" MINICLUSTER_NET=loopback MINICLUSTER_GROUPS=2,2 || return 1
     check_refusal "MINICLUSTER_UPLINK_RATE needs MINICLUSTER_GROUPS" MINICLUSTER_NET=netns MINICLUSTER_UPLINK_RATE=1mbit ||
         return 1
@@ -230,7 +237,7 @@ t_groups_refuse_bad_settings() {
 
 groups_up() {
     MINICLUSTER_NET=netns MINICLUSTER_NODES=4 MINICLUSTER_CPUS=2 MINICLUSTER_RATE=${GROUP_NODE_MBIT}mbit \
-        MINICLUSTER_GROUPS=$GROUPS_SPEC MINICLUSTER_UPLINK_RATE=${UPLINK_MBIT}mbit "$MC" "$@"
+        MINICLUSTER_GROUPS="$GROUPS_SPEC" MINICLUSTER_UPLINK_RATE=${UPLINK_MBIT}mbit "$MC" "$@"
 }
 
 # bytes sent so far by the qdisc of device $1 (root namespace)
@@ -257,7 +264,7 @@ t_groups_up() {
             grep -qx "link $dev" "$MINICLUSTER_DIR/run/net.made" || { fail "$dev not recorded in net.made"; return 1; }
         done
     done
-    grep -q " groups=$GROUPS_SPEC uplink=${UPLINK_MBIT}000000bit" "$MINICLUSTER_DIR/run/config" ||
+    grep -q " groups=1,1,2,2 uplink=${UPLINK_MBIT}000000bit" "$MINICLUSTER_DIR/run/config" ||
         { fail "the configuration signature does not name the groups"; cat "$MINICLUSTER_DIR/run/config"; return 1; }
     # a running cluster with other groups is not this configuration
     local out
@@ -265,7 +272,10 @@ t_groups_up() {
         MINICLUSTER_GROUPS=3,1 MINICLUSTER_UPLINK_RATE=${UPLINK_MBIT}mbit "$MC" up 2>&1)
     [ $? -ne 0 ] && grep -q "a minicluster with a different configuration is running" <<<"$out" ||
         { fail "up with other groups on the running cluster: $out"; return 1; }
-    groups_up up | grep -q "already up and healthy" || { fail "the same groups again: not recognised as running"; return 1; }
+    # the same groups written as sizes are the same configuration
+    MINICLUSTER_NET=netns MINICLUSTER_NODES=4 MINICLUSTER_CPUS=2 MINICLUSTER_RATE=${GROUP_NODE_MBIT}mbit \
+        MINICLUSTER_GROUPS=2,2 MINICLUSTER_UPLINK_RATE=${UPLINK_MBIT}mbit "$MC" up | grep -q "already up and healthy" ||
+        { fail "the same groups as sizes (2,2): not recognised as the running cluster"; return 1; }
 }
 
 # Within a group: the node links' rate, and not a byte through the uplink.
@@ -325,10 +335,11 @@ t_groups_share_uplink() {
         END {
             if (n != 2) { print "expected 2 xfer lines"; exit 1 }
             lo = s[1] < s[2] ? s[1] : s[2]; hi = e[1] > e[2] ? e[1] : e[2]
-            ov = (e[1] < e[2] ? e[1] : e[2]) - (s[1] > s[2] ? s[1] : s[2])
+            gap = s[1] > s[2] ? s[1] - s[2] : s[2] - s[1]
             joint = 2 * b * 8 / (hi - lo) / 1e6; slow = m[1] < m[2] ? m[1] : m[2]
-            printf "overlap %.2f s of %.2f s; joint %.1f Mbit/s; slower flow %.1f Mbit/s (uplink %d)\n", ov, hi - lo, joint, slow, r
-            if (ov < 0.5 * (hi - lo)) { print "the flows overlapped too little to share"; exit 1 }
+            printf "starts %.2f s apart, both done in %.2f s; joint %.1f Mbit/s; slower flow %.1f Mbit/s (uplink %d)\n", gap, hi - lo, joint, slow, r
+            # (TCP need not share fairly: the faster flow may end early)
+            if (gap > 0.25 * (hi - lo)) { print "the flows did not start together"; exit 1 }
             if (joint < 0.6 * r || joint > 1.1 * r) { print "joint rate not 60-110% of the uplink"; exit 1 }
             if (slow > 0.7 * r) { print "the slower flow had more than 70% of the uplink: not shared"; exit 1 }
         }' <<<"$out" || { fail "two flows out of one group do not share its uplink"; return 1; }

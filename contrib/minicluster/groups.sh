@@ -15,8 +15,12 @@
 # The groups are written either as sizes in node order, "4,4" (node1-4 and
 # node5-8) or "3,5", or as one hostlist per group separated by spaces,
 # "node[1-2,5-6] node[3-4,7-8]", as a topology.conf would name a leaf
-# switch's nodes (racks cabled across the node numbering).  Without
-# MINICLUSTER_GROUPS the nodes sit on the core bridge (one tier).
+# switch's nodes (racks cabled across the node numbering), or as
+# "topology": the leaf switches (or blocks) of MINICLUSTER_TOPOLOGY, the
+# topology.conf the minicluster gives Slurm.  So the network built and the
+# one Slurm plans on are one; groups written out while a topology file is
+# set must be that file's.  Without MINICLUSTER_GROUPS the nodes sit on the
+# core bridge (one tier).
 
 # The nodes of hostlist $1 (nodeN, node[A-B,C], joined by commas), one
 # number a line; returns 1 on anything else.
@@ -40,49 +44,102 @@ net_hostlist_numbers() {
     done
 }
 
+# The hostlists of the leaf switches (SwitchName= with Nodes=) or blocks
+# (BlockName= with Nodes=) of the topology.conf file $1, one a line: the
+# groups the network must have for Slurm's topology to be the true one.
+# Keys are case-insensitive, as Slurm reads them; # starts a comment.
+net_topology_leaves() {
+    local f=$1 line w nodes kind
+    [ -r "$f" ] || die "MINICLUSTER_TOPOLOGY=$f is not readable (for MINICLUSTER_GROUPS)"
+    while IFS= read -r line || [ -n "$line" ]; do
+        line=${line%%#*}
+        nodes="" kind=""
+        for w in $line; do
+            case ${w,,} in
+                switchname=* | blockname=*) kind=${w%%=*} ;;
+                nodes=*) nodes=${w#*=} ;;
+            esac
+        done
+        [ -n "$kind" ] && [ -n "$nodes" ] && echo "$nodes"
+    done <"$f"
+    return 0
+}
+
 # The group (1-based) of each node, comma separated ("1,1,2,2"), checked
-# against the node count: every node in exactly one of 2 to 16 groups.
-# Empty without groups.
+# against the node count: every node in exactly one of 2 to 16 groups,
+# numbered in the order of their first nodes.  MINICLUSTER_GROUPS=topology
+# takes the leaf switches (or blocks) of MINICLUSTER_TOPOLOGY; groups given
+# otherwise must match that file's when both are set.  Empty without groups.
+# (Run in $(...), where errexit is not inherited: every nested substitution
+# that may die says `|| exit 1`, or its failure would pass for no groups.)
 net_groups() {
-    local spec=${MINICLUSTER_GROUPS:-} n i g s count=0
+    local spec=${MINICLUSTER_GROUPS:-} topo=${MINICLUSTER_TOPOLOGY:-} map leaves
     [ -n "$spec" ] || return 0
-    n=$(nodes_count)
+    if [ "$spec" = topology ]; then
+        [ -n "$topo" ] || die "MINICLUSTER_GROUPS=topology needs MINICLUSTER_TOPOLOGY (a topology.conf file)"
+        leaves=$(net_topology_leaves "$topo" | paste -sd' ') || exit 1
+        [ -n "$leaves" ] || die "MINICLUSTER_GROUPS=topology: $topo has no switch or block with Nodes="
+        map=$(net_groups_map "$leaves" "the leaf switches of $topo") || exit 1
+        echo "$map"
+        return 0
+    fi
+    map=$(net_groups_map "$spec" "MINICLUSTER_GROUPS=$spec") || exit 1
+    if [ -n "$topo" ]; then
+        leaves=$(net_topology_leaves "$topo" | paste -sd' ') || exit 1
+        [ -n "$leaves" ] && [ "$(net_groups_map "$leaves" "the leaf switches of $topo")" = "$map" ] ||
+            die "MINICLUSTER_GROUPS=$spec and the leaf switches of MINICLUSTER_TOPOLOGY=$topo" \
+                "($leaves) are not the same groups: Slurm would plan on another" \
+                "network than the one built; set MINICLUSTER_GROUPS=topology to take the file's"
+    fi
+    echo "$map"
+}
+
+# The map of net_groups from the groups $1 (sizes or hostlists); $2 names
+# where they came from, for the messages.
+net_groups_map() {
+    local spec=$1 what=$2 n i g s count=0
+    n=$(nodes_count) || exit 1
     local -a of=() words
     if [[ $spec =~ ^[0-9]+(,[0-9]+)*$ ]]; then
         i=0
         IFS=, read -r -a words <<<"$spec"
         for s in "${words[@]}"; do
-            [ "$s" -ge 1 ] || die "MINICLUSTER_GROUPS: a group of $s nodes (got '$spec'); each needs at least 1"
+            [ "$s" -ge 1 ] || die "$what: a group of $s nodes; each needs at least 1"
             count=$((count + 1))
             for ((g = 0; g < s; g++)); do
                 i=$((i + 1))
                 [ "$i" -le "$n" ] && of[i]=$count
             done
         done
-        [ "$i" -eq "$n" ] || die "MINICLUSTER_GROUPS=$spec holds $i nodes but MINICLUSTER_NODES=$n"
+        [ "$i" -eq "$n" ] || die "$what holds $i nodes but MINICLUSTER_NODES=$n"
     else
         read -r -a words <<<"$spec"
         for s in "${words[@]}"; do
             count=$((count + 1))
             local nums
             nums=$(net_hostlist_numbers "$s") && [ -n "$nums" ] ||
-                die "MINICLUSTER_GROUPS must be group sizes (4,4) or one hostlist per group separated by spaces" \
+                die "$what: groups must be sizes (4,4) or one hostlist per group separated by spaces" \
                     "(node[1-2,5-6] node[3-4,7-8]); '$s' is neither"
             for i in $nums; do
                 [ "$i" -ge 1 ] && [ "$i" -le "$n" ] ||
-                    die "MINICLUSTER_GROUPS: node$i is not a node of this cluster (node1..node$n)"
-                [ -z "${of[i]:-}" ] || die "MINICLUSTER_GROUPS: node$i is in group ${of[i]} and in group $count"
+                    die "$what: node$i is not a node of this cluster (node1..node$n)"
+                [ -z "${of[i]:-}" ] || die "$what: node$i is in group ${of[i]} and in group $count"
                 of[i]=$count
             done
         done
         for ((i = 1; i <= n; i++)); do
-            [ -n "${of[i]:-}" ] || die "MINICLUSTER_GROUPS: node$i is in no group (every node needs one)"
+            [ -n "${of[i]:-}" ] || die "$what: node$i is in no group (every node needs one)"
         done
     fi
-    [ "$count" -ge 2 ] && [ "$count" -le 16 ] ||
-        die "MINICLUSTER_GROUPS must name 2 to 16 groups (got $count in '$spec')"
-    local IFS=,
-    echo "${of[*]:1}"
+    [ "$count" -ge 2 ] && [ "$count" -le 16 ] || die "$what must name 2 to 16 groups (got $count)"
+    # numbered by first node, so that one layout is one map however written
+    local -A renum=()
+    local next=0 out=""
+    for ((i = 1; i <= n; i++)); do
+        [ -n "${renum[${of[i]}]:-}" ] || renum[${of[i]}]=$((next += 1))
+        out+="${out:+,}${renum[${of[i]}]}"
+    done
+    echo "$out"
 }
 
 # Group (1-based) of node $1 from the map $2 (net_groups); 0 without groups.

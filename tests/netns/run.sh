@@ -12,7 +12,9 @@
 # 20 Mbit/s: a transfer within a group runs at the node rate and sends
 # nothing up, one across groups runs at the uplink rate through both
 # groups' uplinks (their qdiscs' byte counters), two flows out of one
-# group at once share its uplink, and `down` removes bridges and uplinks.  Prints "ok NAME" / "FAIL NAME"
+# group at once share its uplink, groups taken from a topology.conf's leaf
+# switches (MINICLUSTER_GROUPS=topology) or refused when they differ, and
+# `down` removes bridges and uplinks.  Prints "ok NAME" / "FAIL NAME"
 # and "N passed, M failed"; always brings its cluster down.  Needs no
 # build of stencilmap (the mode is the minicluster's; the payoff bench,
 # make bench-payoff, runs the plugin on it), and takes about a minute.
@@ -217,21 +219,32 @@ t_groups_refuse_bad_settings() {
     }
     check_refusal "MINICLUSTER_GROUPS=2,3 holds 5 nodes but MINICLUSTER_NODES=4" \
         MINICLUSTER_NET=netns MINICLUSTER_GROUPS=2,3 || return 1
-    check_refusal "MINICLUSTER_GROUPS must name 2 to 16 groups" MINICLUSTER_NET=netns MINICLUSTER_GROUPS=4 || return 1
-    check_refusal "MINICLUSTER_GROUPS: a group of 0 nodes" MINICLUSTER_NET=netns MINICLUSTER_GROUPS=2,0,2 || return 1
-    check_refusal "MINICLUSTER_GROUPS must be group sizes (4,4) or one hostlist per group" \
+    check_refusal "MINICLUSTER_GROUPS=4 must name 2 to 16 groups" MINICLUSTER_NET=netns MINICLUSTER_GROUPS=4 || return 1
+    check_refusal "MINICLUSTER_GROUPS=2,0,2: a group of 0 nodes" MINICLUSTER_NET=netns MINICLUSTER_GROUPS=2,0,2 || return 1
+    check_refusal "MINICLUSTER_GROUPS=node[1-2] rack2: groups must be sizes (4,4) or one hostlist per group" \
         MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2] rack2" || return 1
-    check_refusal "MINICLUSTER_GROUPS: node2 is in group 1 and in group 2" \
+    check_refusal "MINICLUSTER_GROUPS=node[1-2] node[2-4]: node2 is in group 1 and in group 2" \
         MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2] node[2-4]" || return 1
-    check_refusal "MINICLUSTER_GROUPS: node3 is in no group" MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2] node4" ||
+    check_refusal "MINICLUSTER_GROUPS=node[1-2] node4: node3 is in no group" MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2] node4" ||
         return 1
-    check_refusal "MINICLUSTER_GROUPS: node5 is not a node of this cluster" \
+    check_refusal "MINICLUSTER_GROUPS=node[1-2] node[3-5]: node5 is not a node of this cluster" \
         MINICLUSTER_NET=netns "MINICLUSTER_GROUPS=node[1-2] node[3-5]" || return 1
     check_refusal "MINICLUSTER_GROUPS needs MINICLUSTER_NET=netns" MINICLUSTER_NET=loopback MINICLUSTER_GROUPS=2,2 || return 1
     check_refusal "MINICLUSTER_UPLINK_RATE needs MINICLUSTER_GROUPS" MINICLUSTER_NET=netns MINICLUSTER_UPLINK_RATE=1mbit ||
         return 1
     check_refusal "MINICLUSTER_UPLINK_RATE must be a number with bit" \
         MINICLUSTER_NET=netns MINICLUSTER_GROUPS=2,2 MINICLUSTER_UPLINK_RATE=fast || return 1
+    check_refusal "MINICLUSTER_GROUPS=topology needs MINICLUSTER_TOPOLOGY" MINICLUSTER_NET=netns MINICLUSTER_GROUPS=topology ||
+        return 1
+    # groups that are not the topology file's leaf switches
+    printf 'SwitchName=leaf1 Nodes=node[1,3]\nSwitchName=leaf2 Nodes=node[2,4]\nSwitchName=root Switches=leaf[1-2]\n' \
+        >"$WORK/tree-across.conf"
+    check_refusal "are not the same groups" MINICLUSTER_NET=netns MINICLUSTER_GROUPS=2,2 \
+        MINICLUSTER_TOPOLOGY="$WORK/tree-across.conf" || return 1
+    printf 'SwitchName=leaf1 Nodes=node[1-2]\nSwitchName=leaf2 Nodes=node3\nSwitchName=root Switches=leaf[1-2]\n' \
+        >"$WORK/tree-short.conf"
+    check_refusal "the leaf switches of $WORK/tree-short.conf: node4 is in no group" MINICLUSTER_NET=netns \
+        MINICLUSTER_GROUPS=topology MINICLUSTER_TOPOLOGY="$WORK/tree-short.conf" || return 1
     [ -z "$(leftovers)" ] || { fail "a refused up left $(leftovers)"; return 1; }
 }
 
@@ -345,6 +358,25 @@ t_groups_share_uplink() {
         }' <<<"$out" || { fail "two flows out of one group do not share its uplink"; return 1; }
 }
 
+# MINICLUSTER_GROUPS=topology: the groups are the leaf switches of the
+# topology.conf Slurm gets, here racks across the node numbering.
+t_groups_from_topology() {
+    groups_up down >/dev/null || { fail "down failed"; return 1; }
+    printf '# racks across the numbering\nSwitchName=leaf1 Nodes=node[1,3]\nswitchname=leaf2 nodes=node2,node4\nSwitchName=root Switches=leaf[1-2]\n' \
+        >"$WORK/tree-across.conf"
+    MINICLUSTER_NET=netns MINICLUSTER_NODES=4 MINICLUSTER_CPUS=2 MINICLUSTER_RATE=${GROUP_NODE_MBIT}mbit \
+        MINICLUSTER_GROUPS=topology MINICLUSTER_TOPOLOGY="$WORK/tree-across.conf" \
+        MINICLUSTER_UPLINK_RATE=${UPLINK_MBIT}mbit "$MC" up || { fail "up with MINICLUSTER_GROUPS=topology failed"; return 1; }
+    "$MC" status
+    local i
+    for i in 1 2 3 4; do
+        [ "$(ip -o link show "${TAG}n$i" | sed -n 's/.* master \([^ ]*\) .*/\1/p')" = "${TAG}g$((2 - i % 2))" ] ||
+            { fail "${TAG}n$i is not a port of ${TAG}g$((2 - i % 2)) (leaf$((2 - i % 2)))"; return 1; }
+    done
+    grep -q " groups=1,2,1,2 " "$MINICLUSTER_DIR/run/config" || { fail "signature: $(cat "$MINICLUSTER_DIR/run/config")"; return 1; }
+    echo "node1, node3 behind ${TAG}u1; node2, node4 behind ${TAG}u2, as leaf1 and leaf2 say"
+}
+
 t_groups_down_leaves_nothing() {
     groups_up down || { fail "down failed"; return 1; }
     local left
@@ -372,6 +404,7 @@ client_env
 run_test netns-groups-within t_groups_within
 run_test netns-groups-across t_groups_across
 run_test netns-groups-share-uplink t_groups_share_uplink
+run_test netns-groups-from-topology t_groups_from_topology
 run_test netns-groups-down-leaves-nothing t_groups_down_leaves_nothing
 cluster_down
 [ -z "$(leftovers)" ] || { echo "FAIL netns-leftovers: $(leftovers)"; FAILED=$((FAILED + 1)); FAILED_NAMES+=(netns-leftovers); }

@@ -4,7 +4,7 @@
 
 Reads plans.tsv (case, alg, J_sum, J_max, runner, auto, nodes, ranks, cpus,
 and on the two-tier network g_sum, g_max, groups: the messages between
-groups and the most leaving one) and runs.tsv (case, runner, rep,
+groups and the most leaving one; launch: srun, plugin or hostfile) and runs.tsv (case, runner, rep,
 median_us, min_us, max_us, wall_s); writes
 OUT/payoff.txt (the table and the verdict on the issue's bars), OUT/payoff.svg
 (speedup over blocked per case and algorithm) and copies of both inputs.
@@ -84,6 +84,7 @@ def summarise(plans, runs, rates=(None, None)):
             "g_sum": int(p["g_sum"]) if feasible and grouped else None,
             "g_max": int(p["g_max"]) if feasible and grouped else None,
             "groups": p.get("groups", "-") or "-",
+            "launch": p.get("launch", "-") or "-",
             "runner": p["runner"], "auto": p["auto"] == "1",
             "nodes": p["nodes"], "ranks": p["ranks"], "cpus": p["cpus"],
             "times": t,
@@ -165,6 +166,8 @@ def table(cases, rows, note):
                                 (["-"] if grouped else [])))
                 continue
             same = "" if r["runner"] == a else "  (same placement as %s)" % r["runner"]
+            if r["launch"] == "hostfile":
+                same += "  (launched with the hostfile of stencil-map plan: srun cannot name the mode)"
             if a == "auto":
                 same = "  <- the plan, " + r.get("label", "auto") + same
             if not r["times"]:

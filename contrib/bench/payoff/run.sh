@@ -170,8 +170,9 @@ unset SLURM_HOSTFILE $(env | sed -n 's/^\(STENCIL_MAP_[A-Z_]*\)=.*/\1/p')
 # plans.tsv: case alg j_sum j_max runner (the algorithm whose identical
 # placement is run for it, "-" if infeasible) auto (1 on the construction
 # auto picks) nodes ranks cpus, then g_sum g_max ("-" on cases without
-# groups: the messages between groups, the most leaving one) groups
-printf 'case\talg\tj_sum\tj_max\trunner\tauto\tnodes\tranks\tcpus\tg_sum\tg_max\tgroups\n' >"$WORK/plans.tsv"
+# groups: the messages between groups, the most leaving one) groups launch
+# (srun, plugin or hostfile: how the runner is launched)
+printf 'case\talg\tj_sum\tj_max\trunner\tauto\tnodes\tranks\tcpus\tg_sum\tg_max\tgroups\tlaunch\n' >"$WORK/plans.tsv"
 CASES=()
 while read -r name dims stencil nodes cpus groups extra; do
     [[ -z $name || $name == \#* ]] && continue
@@ -217,23 +218,57 @@ topology_of() { # CASE GROUPS NODES -> path
 
 # the spec field naming auto's levels mode
 LEVELS_MODE_KEY=levels_mode
+# How the two levels modes are launched: by the plugin with that field in
+# the spec, or, while specs have no such field (the CLI refuses the key),
+# as the hostfile `stencil-map plan --levels-mode` writes, given to srun
+# by SLURM_HOSTFILE (the placement is the same; the table says which).
+MODES_VIA=spec
+if [[ " $ALGS " == *" levels-"* ]]; then
+    printf '{"grid": {"dims": [4, 4]}, "stencil": "5pt", "algorithm": "auto", "%s": "groups-first"}\n' \
+        "$LEVELS_MODE_KEY" >"$WORK/spec-probe.json"
+    if ! "$SM" plan "$WORK/spec-probe.json" --nodes "node[1-2]" --slots 8 --topology none >/dev/null 2>"$WORK/spec-probe.err"; then
+        grep -q "unknown key '$LEVELS_MODE_KEY'" "$WORK/spec-probe.err" ||
+            die "the spec probe for $LEVELS_MODE_KEY failed: $(cat "$WORK/spec-probe.err")"
+        MODES_VIA=hostfile
+        echo "payoff: specs name no levels mode ('$LEVELS_MODE_KEY' unknown): levels-groups and levels-nodes" \
+            "are launched with the hostfile of stencil-map plan --levels-mode"
+    fi
+fi
 
 # The spec's algorithm and other fields for a placement.
 spec_fields() { # ALG
     case $1 in
         auto-max | auto-sum) printf '"algorithm": "auto", "objective": "%s"' "${1#auto-}" ;;
         nodes) printf '"algorithm": "auto"' ;;
-        levels-groups) printf '"algorithm": "auto", "%s": "groups-first"' "$LEVELS_MODE_KEY" ;;
-        levels-nodes) printf '"algorithm": "auto", "%s": "nodes-first"' "$LEVELS_MODE_KEY" ;;
+        levels-groups | levels-nodes)
+            if [ "$MODES_VIA" = spec ]; then
+                printf '"algorithm": "auto", "%s": "%s-first"' "$LEVELS_MODE_KEY" "${1#levels-}"
+            else
+                printf '"algorithm": "auto"'
+            fi ;;
         *) printf '"algorithm": "%s"' "$1" ;;
     esac
 }
 
 # `stencil-map plan`'s view of the network for a placement: the case's
 # topology file (the plugin reads the same groups from Slurm), except for
-# the node-only plan.
+# the node-only plan; and the levels mode.
 plan_topology() { # ALG TOPOLOGY
-    if [ "$1" = nodes ]; then echo none; else echo "$2"; fi
+    case $1 in
+        nodes) echo --topology none ;;
+        levels-groups | levels-nodes) echo --topology "$2" --levels-mode "${1#levels-}-first" ;;
+        *) echo --topology "$2" ;;
+    esac
+}
+
+# How a placement is launched: srun alone (blocked), by the plugin, or by
+# a hostfile (the levels modes while specs cannot name them).
+launch_of() { # ALG
+    case $1 in
+        blocked) echo srun ;;
+        levels-groups | levels-nodes) [ "$MODES_VIA" = spec ] && echo plugin || echo hostfile ;;
+        *) echo plugin ;;
+    esac
 }
 
 spec_of() { # CASE ALG -> path of its JSON spec
@@ -276,20 +311,23 @@ for c in "${CASES[@]}"; do
         spec=$(spec_of "$name" "$alg")
         printf '{"grid": {"dims": [%s]}, "stencil": "%s", %s}\n' "$dims" "$stencil" "$(spec_fields "$alg")" >"$spec"
         topo_args=()
-        [ "$topo" = - ] || topo_args=(--topology "$(plan_topology "$alg" "$topo")")
+        # shellcheck disable=SC2207 # (words without blanks: paths under WORK)
+        [ "$topo" = - ] || topo_args=($(plan_topology "$alg" "$topo"))
         "$SM" plan "$spec" --nodes "node[1-$nodes]" --slots "$cpus" ${topo_args[@]+"${topo_args[@]}"} --json \
             --hostfile "$WORK/hosts-$name-$alg" >"$WORK/plan-$name-$alg.json" 2>"$WORK/plan-$name-$alg.err"
         rc=$?
         if [ $rc -eq 3 ]; then # infeasible (nodecart on unequal nodes): shown as n/a
-            printf '%s\t%s\t-\t-\t-\t0\t%s\t%s\t%s\t-\t-\t%s\n' "$name" "$alg" "$nodes" "$ranks" "$cpus" "$groups" \
-                >>"$WORK/plans.tsv"
+            printf '%s\t%s\t-\t-\t-\t0\t%s\t%s\t%s\t-\t-\t%s\t-\n' "$name" "$alg" "$nodes" "$ranks" "$cpus" \
+                "$groups" >>"$WORK/plans.tsv"
             continue
         fi
         [ $rc -eq 0 ] || die "case $name: stencil-map plan $alg failed: $(cat "$WORK/plan-$name-$alg.err")"
         # one run serves every algorithm that yields the same placement
+        # (a hostfile launch only stands in where no other launch does)
         runner=$alg
         for prev in $ALGS; do
             [ "$prev" = "$alg" ] && break
+            [ "$(launch_of "$prev")" = hostfile ] && [ "$(launch_of "$alg")" != hostfile ] && continue
             if [ -e "$WORK/hosts-$name-$prev" ] && cmp -s "$WORK/hosts-$name-$prev" "$WORK/hosts-$name-$alg"; then
                 runner=$prev
                 break
@@ -305,7 +343,7 @@ for c in "${CASES[@]}"; do
                 die "case $name: stencil-map score $alg failed: $(cat "$WORK/plan-$name-$alg.err")"
         fi
         python3 - "$WORK/plan-$name-$alg.json" "$WORK/score-$name-$alg.json" "$name" "$alg" "$runner" \
-            "$([ "$alg" = "$chosen" ] && echo 1 || echo 0)" "$nodes" "$ranks" "$cpus" "$groups" \
+            "$([ "$alg" = "$chosen" ] && echo 1 || echo 0)" "$nodes" "$ranks" "$cpus" "$groups" "$(launch_of "$runner")" \
             >>"$WORK/plans.tsv" <<'EOF' || die "case $name: bad plan or score JSON for $alg"
 import json, sys
 d, sc = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -316,7 +354,7 @@ if "levels" in sc:
     for lv in d.get("levels", [])[:1]:
         if [str(lv["j_sum"]), str(lv["j_max"])] != g:
             sys.exit("plan says %s/%s between groups, score %s/%s" % (lv["j_sum"], lv["j_max"], g[0], g[1]))
-print("\t".join([sys.argv[3], sys.argv[4], str(d["j_sum"]), str(d["j_max"])] + sys.argv[5:10] + g + [sys.argv[10]]))
+print("\t".join([sys.argv[3], sys.argv[4], str(d["j_sum"]), str(d["j_max"])] + sys.argv[5:10] + g + sys.argv[10:12]))
 EOF
     done
 done
@@ -340,6 +378,10 @@ run_one() { # CASE RUNNER REP NODES RANKS JSUM DIMS GSUM NGROUPS
     if [ "$alg" = blocked ]; then
         # what Slurm does without the plugin's option: block distribution
         how=(srun --kill-on-bad-exit=1 --mpi=pmix "$HALO" --dims "$dims" --stencil "$(cat "$WORK/offsets-$name")")
+    elif [ "$(launch_of "$alg")" = hostfile ]; then
+        # the plan's hostfile, for srun alone (never in salloc's environment)
+        how=(env SLURM_HOSTFILE="$WORK/hosts-$name-$alg" srun --kill-on-bad-exit=1 --mpi=pmix "$HALO" --dims "$dims"
+            --stencil "$(cat "$WORK/offsets-$name")")
     else
         how=(srun --kill-on-bad-exit=1 --mpi=pmix --stencil-map="$(spec_of "$name" "$alg")" "$HALO")
     fi

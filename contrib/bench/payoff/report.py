@@ -5,7 +5,7 @@
 Reads plans.tsv (case, alg, J_sum, J_max, runner, auto, nodes, ranks, cpus,
 and on the two-tier network g_sum, g_max, groups: the messages between
 groups and the most leaving one; launch: srun, plugin or hostfile) and runs.tsv (case, runner, rep,
-median_us, min_us, max_us, wall_s); writes
+median_us, min_us, max_us, wall_s, uplink_drops); writes
 OUT/payoff.txt (the table and the verdict on the issue's bars), OUT/payoff.svg
 (speedup over blocked per case and algorithm) and copies of both inputs.
 
@@ -65,9 +65,11 @@ def read_tsv(path):
 
 def summarise(plans, runs, rates=(None, None)):
     """Rows per case and algorithm with J figures and timing statistics."""
-    times = {}
+    times, drops = {}, {}
     for r in runs:
         times.setdefault((r["case"], r["runner"]), []).append(float(r["median_us"]) / 1000.0)
+        if r.get("uplink_drops", "-") not in ("-", None, ""):
+            drops.setdefault((r["case"], r["runner"]), []).append(int(r["uplink_drops"]))
     cases = []
     for p in plans:
         if p["case"] not in cases:
@@ -88,6 +90,8 @@ def summarise(plans, runs, rates=(None, None)):
             "runner": p["runner"], "auto": p["auto"] == "1",
             "nodes": p["nodes"], "ranks": p["ranks"], "cpus": p["cpus"],
             "times": t,
+            "drops": statistics.median(drops[(p["case"], p["runner"])])
+            if feasible and (p["case"], p["runner"]) in drops else None,
             "median": statistics.median(t) if t else None,
             "lo": min(t) if t else None, "hi": max(t) if t else None,
         }
@@ -129,7 +133,8 @@ def table(cases, rows, note):
     if grouped:
         out.append("on groups: G_sum, G_max = messages between groups, the most leaving one; auto = the "
                    "levelled plan, nodes = the node-only plan; predicted = max(J_max/link, G_max/uplink) "
-                   "of blocked / of the row; vs nodes = nodes' median / the row's")
+                   "of blocked / of the row; vs nodes = nodes' median / the row's; drops = packets the "
+                   "uplinks dropped in a run (median)")
     out.append("")
     # (the group columns only where there are groups: the flat tables stay
     # as they were)
@@ -139,7 +144,7 @@ def table(cases, rows, note):
     cols += [("%5s", "runs"), ("%11s", "median ms"), ("%19s", "spread ms"), ("%8s", "speedup"),
              ("%13s", "speedup range"), ("%9s", "predicted")]
     if grouped:
-        cols += [("%8s", "vs nodes")]
+        cols += [("%8s", "vs nodes"), ("%6s", "drops")]
     fmt = " ".join(f for f, _ in cols)
 
     def line(values):
@@ -163,7 +168,7 @@ def table(cases, rows, note):
                 gcols = ["-" if r["g_sum"] is None else r["g_sum"], "-" if r["g_max"] is None else r["g_max"]]
             if not r["feasible"]:
                 out.append(line(["", name, "n/a", "n/a"] + gcols + ["-", "-", "-", "-", "-", "(infeasible)"] +
-                                (["-"] if grouped else [])))
+                                (["-", "-"] if grouped else [])))
                 continue
             same = "" if r["runner"] == a else "  (same placement as %s)" % r["runner"]
             if r["launch"] == "hostfile":
@@ -172,12 +177,15 @@ def table(cases, rows, note):
                 same = "  <- the plan, " + r.get("label", "auto") + same
             if not r["times"]:
                 out.append(line(["", name, r["j_sum"], r["j_max"]] + gcols + [0, "-", "-", "-", "-", "-"] +
-                                (["-"] if grouped else [])) + same)
+                                (["-", "-"] if grouped else [])) + same)
                 continue
             sp = "%.2fx" % r["speedup"] if r.get("speedup") else "-"
             rng = "%.2f-%.2f" % (r["sp_lo"], r["sp_hi"]) if r.get("speedup") else "-"
             pred = "%.2fx" % r["predicted"] if r.get("predicted") else "-"
-            vs = ["%.2fx" % r["vs_nodes"] if r.get("vs_nodes") else "-"] if grouped else []
+            vs = []
+            if grouped:
+                vs = ["%.2fx" % r["vs_nodes"] if r.get("vs_nodes") else "-",
+                      "-" if r["drops"] is None else "%d" % r["drops"]]
             out.append(line(["", name, r["j_sum"], r["j_max"]] + gcols +
                             [len(r["times"]), "%.1f" % r["median"], "%.1f-%.1f" % (r["lo"], r["hi"]), sp, rng,
                              pred] + vs) + same)
@@ -280,6 +288,11 @@ def levels_modes(cases, rows):
             out.append("  %s: not both measured" % c)
             continue
         r = n["median"] / g["median"]
+        if (g["j_sum"], g["j_max"], g["g_sum"], g["g_max"]) == (n["j_sum"], n["j_max"], n["g_sum"], n["g_max"]):
+            out.append("  %s: placed apart with the same figures (J %d/%d, G %d/%d): %.1f vs %.1f ms, %.2fx; "
+                       "no objective can tell them apart, left out below" % (
+                           c, g["j_sum"], g["j_max"], g["g_sum"], g["g_max"], g["median"], n["median"], r))
+            continue
         ratios.append(r)
         pick = "?"
         if a and a["runner"] in (g["runner"], "levels-groups"):

@@ -366,14 +366,25 @@ if [ "${PAYOFF_PLAN_ONLY:-0}" = 1 ]; then
 fi
 
 # ------------------------------------------------------------ runs -------
-# runs.tsv: case runner rep median_us min_us max_us wall_s
-printf 'case\trunner\trep\tmedian_us\tmin_us\tmax_us\twall_s\n' >"$WORK/runs.tsv"
+# runs.tsv: case runner rep median_us min_us max_us wall_s uplink_drops
+# (packets the groups' uplinks dropped during the run, "-" without groups)
+printf 'case\trunner\trep\tmedian_us\tmin_us\tmax_us\twall_s\tuplink_drops\n' >"$WORK/runs.tsv"
+
+# Packets dropped so far by the qdiscs of both ends of every uplink (the
+# minicluster names them mc<base>u<G> and mc<base>c<G>): a burst larger than
+# an uplink's queue costs TCP retransmissions, time the bytes do not show.
+uplink_drops() {
+    tc -s qdisc show 2>/dev/null | awk -v t="mc$MINICLUSTER_PORT_BASE" '
+        $1 == "qdisc" { ours = 0; for (i = 1; i < NF; i++) if ($i == "dev" && $(i + 1) ~ "^" t "[uc][0-9]+$") ours = 1 }
+        ours && $1 == "Sent" { for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(",", "", $(i + 1)); n += $(i + 1) } }
+        END { print n + 0 }'
+}
 FAILED_RUNS=0
 OVER_BUDGET=0
 
 run_one() { # CASE RUNNER REP NODES RANKS JSUM DIMS GSUM NGROUPS
     local name=$1 alg=$2 rep=$3 nodes=$4 ranks=$5 jsum=$6 dims=$7 gsum=$8 ngroups=$9
-    local log=$WORK/runs/$name-$alg-$rep.log t0=$SECONDS rc line limit
+    local log=$WORK/runs/$name-$alg-$rep.log t0=$SECONDS rc line limit drops
     local -a how
     if [ "$alg" = blocked ]; then
         # what Slurm does without the plugin's option: block distribution
@@ -390,6 +401,7 @@ run_one() { # CASE RUNNER REP NODES RANKS JSUM DIMS GSUM NGROUPS
     [ "$limit" -gt 240 ] && limit=240
     [ "$limit" -lt 10 ] && limit=10
     plugstack_for "$alg"
+    drops=$(uplink_drops)
     echo "+ salloc -Q -N $nodes -n $ranks ${how[*]} -i $ITERS -w $WARMUP -s $BYTES   ($(cat "$MINICLUSTER_DIR/etc/plugstack.conf"))" >"$log"
     timeout "$limit" salloc -Q -N "$nodes" -n "$ranks" --time=4 \
         "${how[@]}" -i "$ITERS" -w "$WARMUP" -s "$BYTES" >>"$log" 2>&1
@@ -414,8 +426,9 @@ run_one() { # CASE RUNNER REP NODES RANKS JSUM DIMS GSUM NGROUPS
     line=$(grep 'time per iteration median' "$log")
     [[ $line =~ median\ ([0-9.]+)\ us,\ min\ ([0-9.]+)\ us,\ max\ ([0-9.]+)\ us ]] ||
         { echo "payoff: no timing in $log" >&2; FAILED_RUNS=$((FAILED_RUNS + 1)); return 1; }
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$alg" "$rep" "${BASH_REMATCH[1]}" \
-        "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" "$((SECONDS - t0))" >>"$WORK/runs.tsv"
+    [ "$gsum" = - ] && drops=- || drops=$(($(uplink_drops) - drops))
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$alg" "$rep" "${BASH_REMATCH[1]}" \
+        "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" "$((SECONDS - t0))" "$drops" >>"$WORK/runs.tsv"
     printf '  %-20s %-11s rep %d: median %8.1f ms per iteration (%ds)\n' "$name" "$alg" "$rep" \
         "$(awk -v u="${BASH_REMATCH[1]}" 'BEGIN { print u / 1000 }')" "$((SECONDS - t0))"
 }

@@ -342,13 +342,25 @@ def objectives(cases, rows):
     return out
 
 
-def svg(cases, rows, note, path):
-    bars = [a for a in ALGS if a != "blocked"]
+def svg(cases, rows, note, path, rates=(None, None)):
+    """Bar chart of the speedups over a baseline: Slurm's blocked placement,
+    or on groups (where every case has the node-only plan) the node-only
+    plan, which is what the levels are measured against."""
+    base = "nodes" if all(rows.get((c, "nodes")) and rows[(c, "nodes")]["times"] for c in cases) else "blocked"
+    present = {a for (_, a) in rows}
+    bars = [a for a in ALGS if a != base and a in present]
+    grouped = base == "nodes"
+    ratio = {}
+    for (c, a), r in rows.items():
+        b = rows.get((c, base))
+        if not r["times"] or not b or not b["times"]:
+            continue
+        cb, cr = cost(b, rates), cost(r, rates)
+        ratio[(c, a)] = (b["median"] / r["median"], b["lo"] / r["hi"], b["hi"] / r["lo"],
+                         cb / cr if cb and cr else None)
     ymax = 1.0
-    for r in rows.values():
-        for k in ("speedup", "sp_hi", "predicted"):
-            if r.get(k):
-                ymax = max(ymax, r[k])
+    for v in ratio.values():
+        ymax = max([ymax] + [x for x in v[:4] if x])
     ymax = (int(ymax * 2) + 1) / 2.0  # next half step
     W, H = max(720, 200 + 190 * len(cases)), 440
     left, right, top, bottom = 70, 200, 60, 110
@@ -361,8 +373,8 @@ def svg(cases, rows, note, path):
     e.append('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
              'font-size="12">' % (W, H))
     e.append('<rect width="100%" height="100%" fill="white"/>')
-    e.append('<text x="%d" y="22" font-size="15" font-weight="bold">Halo exchange speedup over Slurm\'s '
-             'blocked placement</text>' % left)
+    e.append('<text x="%d" y="22" font-size="15" font-weight="bold">Halo exchange speedup over %s</text>' % (
+        left, "the node-only plan, nodes in groups behind uplinks" if grouped else "Slurm's blocked placement"))
     e.append('<text x="%d" y="40" fill="#444">%s</text>' % (left, escape(note)))
     step = 0.5 if ymax <= 4 else 1.0
     v = 0.0
@@ -373,12 +385,12 @@ def svg(cases, rows, note, path):
     e.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-dasharray="4,3"/>' % (
         left, left + pw, y(1.0), y(1.0)))
     e.append('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle">speedup (median time '
-             'blocked / algorithm)</text>' % (top + ph // 2))
+             '%s / algorithm)</text>' % (top + ph // 2, "node-only" if grouped else "blocked"))
     gw = pw / len(cases)
     bw = min(30, (gw - 30) / len(bars))
     for i, c in enumerate(cases):
         gx = left + i * gw + (gw - bw * len(bars)) / 2
-        b = rows[(c, "blocked")]
+        b = rows[(c, base)]
         for j, a in enumerate(bars):
             r = rows.get((c, a))
             x = gx + j * bw
@@ -387,45 +399,57 @@ def svg(cases, rows, note, path):
                          'transform="rotate(-90 %.1f %.1f)">n/a</text>' % (
                              x + bw / 2, y(0) - 8, x + bw / 2, y(0) - 8))
                 continue
-            if not r.get("speedup"):
+            if (c, a) not in ratio:
                 continue
-            s = r["speedup"]
+            s, lo, hi, pred = ratio[(c, a)]
+            what = "G_max %d vs %d" % (r["g_max"], b["g_max"]) if grouped else "J_max %d vs %d" % (
+                r["j_max"], b["j_max"])
             e.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s %s: %.2fx '
-                     '(%.2f-%.2f), J_max %d vs %d</title></rect>' % (
+                     '(%.2f-%.2f), %s</title></rect>' % (
                          x + 1, y(s), bw - 2, y(0) - y(s), COLOURS[a],
                          ' stroke="black" stroke-width="2"' if r["auto"] else "",
-                         escape(c), a, s, r["sp_lo"], r["sp_hi"], r["j_max"], b["j_max"]))
+                         escape(c), a, s, lo, hi, what))
             cx = x + bw / 2
-            e.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black"/>' % (
-                cx, cx, y(r["sp_lo"]), y(r["sp_hi"])))
-            for v in (r["sp_lo"], r["sp_hi"]):
+            e.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black"/>' % (cx, cx, y(lo), y(hi)))
+            for v in (lo, hi):
                 e.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black"/>' % (
                     cx - 4, cx + 4, y(v), y(v)))
-            if r.get("predicted"):
+            if pred:
                 e.append('<path d="M %.1f %.1f l 5 -5 l 5 5 l -5 5 z" fill="white" stroke="black"/>' % (
-                    cx - 5, y(r["predicted"])))
+                    cx - 5, y(pred)))
             e.append('<text x="%.1f" y="%.1f" font-size="10" text-anchor="middle">%.2f</text>' % (
-                cx, y(max(s, r["sp_hi"], r.get("predicted") or 0)) - 8, s))
+                cx, y(max(s, hi, pred or 0)) - 8, s))
         e.append('<text x="%.1f" y="%d" text-anchor="middle" font-weight="bold">%s</text>' % (
             left + (i + 0.5) * gw, top + ph + 20, escape(c)))
         e.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">%s nodes, %s ranks</text>' % (
             left + (i + 0.5) * gw, top + ph + 36, b["nodes"], b["ranks"]))
-        e.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">blocked %.0f ms, J_max %d</text>' % (
-            left + (i + 0.5) * gw, top + ph + 52, b["median"] or 0, b["j_max"]))
+        if grouped:
+            e.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">node-only %.0f ms</text>' % (
+                left + (i + 0.5) * gw, top + ph + 52, b["median"] or 0))
+            plan = rows.get((c, "auto"))
+            e.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">G_max %d, levelled %s</text>' % (
+                left + (i + 0.5) * gw, top + ph + 68, b["g_max"], plan["g_max"] if plan else "-"))
+        else:
+            e.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">blocked %.0f ms, J_max %d</text>' % (
+                left + (i + 0.5) * gw, top + ph + 52, b["median"] or 0, b["j_max"]))
     lx, ly = left + pw + 10, top + 10
     for k, a in enumerate(bars):
         e.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (lx, ly + 18 * k, COLOURS[a]))
         e.append('<text x="%d" y="%d">%s</text>' % (lx + 18, ly + 18 * k + 10, a))
     ly += 18 * len(bars) + 10
-    e.append('<rect x="%d" y="%d" width="12" height="12" fill="white" stroke="black" stroke-width="2"/>' % (lx, ly))
-    e.append('<text x="%d" y="%d">construction auto chose</text>' % (lx + 18, ly + 10))
-    e.append('<path d="M %d %d l 6 -6 l 6 6 l -6 6 z" fill="white" stroke="black"/>' % (lx, ly + 30))
-    e.append('<text x="%d" y="%d">J_max(blocked)/J_max</text>' % (lx + 18, ly + 34))
-    e.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="black"/>' % (lx + 6, lx + 6, ly + 46, ly + 60))
-    e.append('<text x="%d" y="%d">min-max range</text>' % (lx + 18, ly + 57))
+    if any(r["auto"] for r in rows.values()):
+        e.append('<rect x="%d" y="%d" width="12" height="12" fill="white" stroke="black" stroke-width="2"/>' % (
+            lx, ly))
+        e.append('<text x="%d" y="%d">construction auto chose</text>' % (lx + 18, ly + 10))
+        ly += 20
+    e.append('<path d="M %d %d l 6 -6 l 6 6 l -6 6 z" fill="white" stroke="black"/>' % (lx, ly + 10))
+    e.append('<text x="%d" y="%d">%s</text>' % (lx + 18, ly + 14, "predicted (links, uplinks)" if grouped
+                                                 else "J_max(blocked)/J_max"))
+    e.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="black"/>' % (lx + 6, lx + 6, ly + 26, ly + 40))
+    e.append('<text x="%d" y="%d">min-max range</text>' % (lx + 18, ly + 37))
     e.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="black" stroke-dasharray="4,3"/>' % (
-        lx, lx + 12, ly + 76, ly + 76))
-    e.append('<text x="%d" y="%d">blocked (1.0x)</text>' % (lx + 18, ly + 80))
+        lx, lx + 12, ly + 56, ly + 56))
+    e.append('<text x="%d" y="%d">%s (1.0x)</text>' % (lx + 18, ly + 60, "node-only" if grouped else "blocked"))
     e.append('<text x="%d" y="%d" font-size="10" fill="#444">bars: median speedup over the repetitions</text>' % (
         left, H - 12))
     e.append("</svg>")
@@ -450,7 +474,8 @@ def main():
     if not plans:
         sys.exit("report.py: %s has no plans" % a.plans)
     os.makedirs(a.out, exist_ok=True)
-    cases, rows = summarise(plans, runs, (rate_bps(a.link_rate), rate_bps(a.uplink_rate)))
+    rates = (rate_bps(a.link_rate), rate_bps(a.uplink_rate))
+    cases, rows = summarise(plans, runs, rates)
     lines = table(cases, rows, a.note)
     v, ok = verdict(cases, rows)
     lines += v
@@ -462,7 +487,7 @@ def main():
     sys.stdout.write(text)
     with open(os.path.join(a.out, "payoff.txt"), "w") as f:
         f.write(text)
-    svg(cases, rows, a.note, os.path.join(a.out, "payoff.svg"))
+    svg(cases, rows, a.note, os.path.join(a.out, "payoff.svg"), rates)
     for src, dst in ((a.plans, "plans.tsv"), (a.runs, "runs.tsv")):
         if os.path.abspath(src) != os.path.abspath(os.path.join(a.out, dst)):
             shutil.copyfile(src, os.path.join(a.out, dst))

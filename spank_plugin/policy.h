@@ -26,6 +26,9 @@ typedef struct {
     smp_objective objective;
     int effort;               /* effort=N: the site's default for specs that
                                * do not say (a spec's wins); 0 = not given */
+    char learned_dir[1024];   /* learned_dir=DIR (absolute): the root of the
+                               * users' stores of learned specs, DIR/<user>;
+                               * "" = each user's XDG state directory */
 } sm_policy;
 
 /* Parses the plugstack.conf arguments.  Returns 0, or -1 with a message in

@@ -6,18 +6,19 @@
 # starts minicluster nodes of that release and runs the suites there.  Ends
 # with one "N passed, M failed" line over them.
 #
-# usage: run.sh VERSION [SUITE...]    SUITE: integration injob audit
-#                                      (default: all three)
+# usage: run.sh VERSION [SUITE...]    SUITE: integration injob audit learned
+#                                      (default: the first three)
 #        run.sh PREFIX [SUITE...]     a Slurm already installed in PREFIX
 #                                      (e.g. a site's own build): nothing
 #                                      is built but stencilmap
-# env:   SLURM_PREFIX_ROOT (default /opt/slurm), SMC_VERSIONS_ROOT (state,
+# env:   SMC_VERSIONS_PORT_BASE (default 20800 + 1000 * (major % 3)),
+#        SLURM_PREFIX_ROOT (default /opt/slurm), SMC_VERSIONS_ROOT (state,
 #        builds and work of these runs; default /var/lib/smc-slurm)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-[ $# -ge 1 ] || { echo "usage: $0 VERSION|PREFIX [integration|injob|audit ...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 VERSION|PREFIX [integration|injob|audit|learned ...]" >&2; exit 2; }
 version=$1
 slurm=""
 shift
@@ -32,7 +33,7 @@ fi
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(integration injob audit)
 for s in "${suites[@]}"; do
-    case $s in integration | injob | audit) ;; *) echo "$0: unknown suite '$s'" >&2; exit 2 ;; esac
+    case $s in integration | injob | audit | learned) ;; *) echo "$0: unknown suite '$s'" >&2; exit 2 ;; esac
 done
 [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "$0: VERSION must look like 24.11.5" >&2; exit 2; }
 built_here=0
@@ -56,7 +57,7 @@ fi
 # root: the later suites only check that it is up to date); a port range
 # and state directory of its own per release.  Ports stay below 32768,
 # where Linux's ephemeral ports begin, and clear of the other suites'.
-ports=$((20800 + 1000 * ($(echo "$version" | cut -d. -f1) % 3)))
+ports=${SMC_VERSIONS_PORT_BASE:-$((20800 + 1000 * ($(echo "$version" | cut -d. -f1) % 3)))}
 export SMC_SLURM=$slurm MINICLUSTER_SLURM=$slurm
 common=(MINICLUSTER_DIR="$base/mc" MINICLUSTER_PORT_BASE="$ports")
 passed=0
@@ -74,6 +75,9 @@ for s in "${suites[@]}"; do
         audit)
             env "${common[@]}" AUDIT_PREFIX="$base/prefix" AUDIT_BUILD_ROOT="$base/build" \
                 AUDIT_WORK="$base/work-audit" "$top/tests/audit/run.sh" 2>&1 | tee "$log" ;;
+        learned)
+            env "${common[@]}" LEARNED_PREFIX="$base/prefix" LEARNED_BUILD_ROOT="$base/build" \
+                LEARNED_WORK="$base/work-learned" "$top/tests/learned/run.sh" 2>&1 | tee "$log" ;;
     esac
     rc=${PIPESTATUS[0]}
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)

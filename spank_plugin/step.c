@@ -111,7 +111,8 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     st->requested = pol->have_algorithm ? pol->algorithm : st->spec.algorithm;
     st->objective = sm_policy_objective(pol, &st->spec);
     st->effort = sm_policy_effort(pol, &st->spec);
-    smp_plan_opts opts = {st->requested, st->objective, st->effort};
+    smp_plan_opts opts = {.algorithm = st->requested, .objective = st->objective,
+                          .effort = st->effort};
     s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count, &opts,
                       &st->pl, err);
     if (!s)

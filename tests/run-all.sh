@@ -68,7 +68,7 @@ run_suite rpm env RPM_WORK="$build/rpm" "$top/tests/package/rpm.sh"
 # the suites that start their own minicluster (netns: nodes behind shaped
 # links; demo: the README's main-job command), then the sanitized rerun and
 # a short bounded fuzzing of the parsers and the planning path
-for suite in integration injob audit profile app reliability netns demo sanitize; do
+for suite in integration injob audit profile app learned launchers reliability netns demo sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
     run_suite "$suite" "$top/tests/$suite/run.sh"
 done
@@ -77,7 +77,7 @@ run_suite fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_WORK_DIR="$build/fuzz
 # Debian archive serves the source of (built once, then reused: see
 # contrib/slurm/build-slurm.sh); 22.05.8 ran every suite above
 for v in ${STENCILMAP_SLURM_RELEASES:-24.11.5}; do
-    run_suite "slurm-$v" "$top/tests/slurm-versions/run.sh" "$v" integration injob audit
+    run_suite "slurm-$v" "$top/tests/slurm-versions/run.sh" "$v" integration injob audit learned
 done
 
 echo

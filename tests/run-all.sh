@@ -4,7 +4,7 @@
 # needs, builds and installs stencilmap, then runs the unit and CLI tests
 # (make check), and the suites that start their own local Slurm cluster.
 # Then the integration, in-job and audit suites again on each newer Slurm
-# release (STENCILMAP_SLURM_RELEASES, default 24.11.5).  Ends with one
+# release (STENCILMAP_SLURM_RELEASES, default "24.11.5 26.05.3").  Ends with one
 # "N passed, M failed" line over every suite, and the time each took.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,10 +73,11 @@ for suite in integration injob audit profile app reliability netns demo sanitize
     run_suite "$suite" "$top/tests/$suite/run.sh"
 done
 run_suite fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_WORK_DIR="$build/fuzz" "$top/tests/fuzz/run.sh"
-# the plugin built for, and run on, the newer Slurm releases this machine's
-# Debian archive serves the source of (built once, then reused: see
+# the plugin built for, and run on, the newer Slurm releases: 24.11.5 from
+# Debian's source package, 26.05.3 from the upstream tarball kept beside
+# the checkout in ../shared/slurm (built once, then reused: see
 # contrib/slurm/build-slurm.sh); 22.05.8 ran every suite above
-for v in ${STENCILMAP_SLURM_RELEASES:-24.11.5}; do
+for v in ${STENCILMAP_SLURM_RELEASES:-24.11.5 26.05.3}; do
     run_suite "slurm-$v" "$top/tests/slurm-versions/run.sh" "$v" integration injob audit
 done
 

@@ -12,7 +12,10 @@
 #                                      (e.g. a site's own build): nothing
 #                                      is built but stencilmap
 # env:   SLURM_PREFIX_ROOT (default /opt/slurm), SMC_VERSIONS_ROOT (state,
-#        builds and work of these runs; default /var/lib/smc-slurm)
+#        builds and work of these runs; default /var/lib/smc-slurm),
+#        SMC_VERSIONS_PORT_BASE (the minicluster's port base; default one
+#        per release, 20800 + 1000 x (major mod 3)), so that a second run
+#        beside CI's can keep clear of its ports and directories
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -56,13 +59,16 @@ fi
 # root: the later suites only check that it is up to date); a port range
 # and state directory of its own per release.  Ports stay below 32768,
 # where Linux's ephemeral ports begin, and clear of the other suites'.
-ports=$((20800 + 1000 * ($(echo "$version" | cut -d. -f1) % 3)))
+ports=${SMC_VERSIONS_PORT_BASE:-$((20800 + 1000 * ($(echo "$version" | cut -d. -f1) % 3)))}
+[[ $ports =~ ^[0-9]+$ ]] && [ "$ports" -ge 1024 ] && [ "$ports" -le 32000 ] ||
+    { echo "$0: SMC_VERSIONS_PORT_BASE must be an integer 1024..32000 (got '$ports')" >&2; exit 2; }
 export SMC_SLURM=$slurm MINICLUSTER_SLURM=$slurm
 common=(MINICLUSTER_DIR="$base/mc" MINICLUSTER_PORT_BASE="$ports")
 passed=0
 failed=0
 for s in "${suites[@]}"; do
     log=$base/$s.log
+    t0=$SECONDS
     echo "== Slurm $version: $s"
     case $s in
         integration)
@@ -88,7 +94,7 @@ for s in "${suites[@]}"; do
     [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
     passed=$((passed + p))
     failed=$((failed + f))
-    echo "== Slurm $version: $s: $p passed, $f failed"
+    echo "== Slurm $version: $s: $p passed, $f failed ($((SECONDS - t0)) s)"
 done
 echo "slurm-versions: Slurm $version, suites ${suites[*]}: $((SECONDS - start)) s in all"
 echo "$passed passed, $failed failed"

@@ -40,6 +40,7 @@
 #include "profile_check.h"
 #include "profile_launch.h"
 #include "record.h"
+#include "slurm_topology.h"
 #include "srun_rules.h"
 #include "stencil_env.h"
 #include "step.h"
@@ -198,7 +199,7 @@ static int apply_local(const char *spec, sm_spec_source src)
         return 0;
     }
     if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent(),
-                     sm_alloc_check_current, sm_node_sockets_slurm)) {
+                     sm_alloc_check_current, sm_node_sockets_slurm, sm_slurm_topology_read)) {
         say("%s", step.error);
         write_record(env_job_id(), SM_NO_STEP, false, step.error);
         sm_step_release(&step);

@@ -7,7 +7,7 @@
 # with one "N passed, M failed" line over them.
 #
 # usage: run.sh VERSION [SUITE...]    SUITE: integration injob audit
-#                                      (default: all three)
+#                                      topology (default: all four)
 #        run.sh PREFIX [SUITE...]     a Slurm already installed in PREFIX
 #                                      (e.g. a site's own build): nothing
 #                                      is built but stencilmap
@@ -20,7 +20,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-[ $# -ge 1 ] || { echo "usage: $0 VERSION|PREFIX [integration|injob|audit ...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 VERSION|PREFIX [integration|injob|audit|topology ...]" >&2; exit 2; }
 version=$1
 slurm=""
 shift
@@ -33,9 +33,9 @@ if [[ $version == /* ]]; then
     version=$(printf '%d.%02d.%d' $((n >> 16)) $(((n >> 8) & 255)) $((n & 255)))
 fi
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(integration injob audit)
+[ ${#suites[@]} -gt 0 ] || suites=(integration injob audit topology)
 for s in "${suites[@]}"; do
-    case $s in integration | injob | audit) ;; *) echo "$0: unknown suite '$s'" >&2; exit 2 ;; esac
+    case $s in integration | injob | audit | topology) ;; *) echo "$0: unknown suite '$s'" >&2; exit 2 ;; esac
 done
 [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "$0: VERSION must look like 24.11.5" >&2; exit 2; }
 built_here=0
@@ -80,6 +80,9 @@ for s in "${suites[@]}"; do
         audit)
             env "${common[@]}" AUDIT_PREFIX="$base/prefix" AUDIT_BUILD_ROOT="$base/build" \
                 AUDIT_WORK="$base/work-audit" "$top/tests/audit/run.sh" 2>&1 | tee "$log" ;;
+        topology)
+            env "${common[@]}" TOPO_PREFIX="$base/prefix" TOPO_BUILD_ROOT="$base/build" \
+                TOPO_WORK="$base/work-topology" "$top/tests/topology/run.sh" 2>&1 | tee "$log" ;;
     esac
     rc=${PIPESTATUS[0]}
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)

@@ -230,6 +230,66 @@ static void test_tree(void **state)
     sm_step_release(&st);
 }
 
+/* Two levels: leaf switches of two nodes, two spine switches above them,
+ * a root above all (dropped: it holds every node).  The line names both,
+ * the tasks and the record get both. */
+static void test_two_levels(void **state)
+{
+    (void)state;
+    setenv("SLURM_JOB_NODELIST", "node[1-8]", 1);
+    setenv("SLURM_JOB_CPUS_PER_NODE", "8(x8)", 1);
+    sm_policy pol;
+    policy(&pol, NULL, NULL);
+    answer = "SwitchName=a Level=0 LinkSpeed=1 Nodes=node[1-2]\n"
+             "SwitchName=b Level=0 LinkSpeed=1 Nodes=node[3-4]\n"
+             "SwitchName=c Level=0 LinkSpeed=1 Nodes=node[5-6]\n"
+             "SwitchName=d Level=0 LinkSpeed=1 Nodes=node[7-8]\n"
+             "SwitchName=x Level=1 LinkSpeed=1 Nodes=node[1-4] Switches=a,b\n"
+             "SwitchName=y Level=1 LinkSpeed=1 Nodes=node[5-8] Switches=c,d\n"
+             "SwitchName=root Level=2 LinkSpeed=1 Nodes=node[1-8] Switches=x,y\n";
+    answer_fails = 0;
+    sm_srun_args a;
+    memset(&a, 0, sizeof(a));
+    a.ntasks = 64;
+    const char *t = getenv("TMPDIR");
+    sm_step st;
+    if (sm_step_plan(&st, &pol, &a, "auto:2d:5pt", SM_SRC_OPTION, t && *t ? t : "/tmp", NULL, NULL,
+                     fake_slurm))
+        fail_msg("plan: %s", st.error);
+    sm_step_drop_hostfile(&st);
+    assert_int_equal(st.levels.nlevels, 2);
+    assert_int_equal(st.pl.nlevels, 2);
+    char line[512], want[512];
+    summary(&st, line, sizeof(line));
+    snprintf(want, sizeof(want),
+             ", between switches %lld (blocked %lld), between level-1 switches %lld (blocked "
+             "%lld)\n",
+             (long long)st.pl.level[0].j_sum, (long long)st.blocked.level[0].j_sum,
+             (long long)st.pl.level[1].j_sum, (long long)st.blocked.level[1].j_sum);
+    if (!strstr(line, want))
+        fail_msg("line '%s' lacks '%s'", line, want);
+    /* a coarser level is crossed by at most the edges of the finer one */
+    assert_true(st.pl.level[1].j_sum <= st.pl.level[0].j_sum);
+    assert_true(st.pl.level[0].j_sum <= st.pl.score.j_sum);
+    assert_int_equal(sm_step_export_env(&st), 0);
+    assert_string_equal(getenv(SMP_ENV_LEVELS), "0,0,1,1,2,2,3,3;0,0,0,0,1,1,1,1");
+    char msg[1024], rerr[512];
+    assert_int_equal(sm_record_write(&st, &pol, 43, 1, true, NULL, msg, sizeof(msg)), 0);
+    smr_record rec;
+    if (smr_record_read(st.record, &rec, rerr, sizeof(rerr)))
+        fail_msg("read: %s", rerr);
+    assert_int_equal(rec.levels.nlevels, 2);
+    assert_int_equal(rec.levels.ngroups[1], 2);
+    assert_string_equal(rec.levels.group_names[1][1], "y");
+    assert_int_equal(rec.level_planned[1].j_sum, st.pl.level[1].j_sum);
+    smr_record_free(&rec);
+    sm_env_clear();
+    unsetenv("SLURM_HOSTFILE");
+    sm_step_release(&st);
+    setenv("SLURM_JOB_NODELIST", "node[1-4]", 1);
+    setenv("SLURM_JOB_CPUS_PER_NODE", "8(x4)", 1);
+}
+
 static void test_block_and_file(void **state)
 {
     (void)state;
@@ -390,6 +450,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree),
+        cmocka_unit_test(test_two_levels),
         cmocka_unit_test(test_block_and_file),
         cmocka_unit_test(test_without_levels),
         cmocka_unit_test(test_bad_topologies),

@@ -10,6 +10,7 @@ packages=(
     libjansson-dev libcmocka-dev libhwloc-dev libscotch-dev
     slurm-wlm libslurm-dev munge libpmix-dev
     openmpi-bin libopenmpi-dev
+    mpich libmpich-dev          # tests/launchers: MPICH's mpiexec (Hydra) and mpicc.mpich
     python3 util-linux iproute2 procps
     strace clang libclang-rt-14-dev
     librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG

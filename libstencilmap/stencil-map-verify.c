@@ -20,12 +20,16 @@ static void usage(FILE *f)
 {
     fputs("usage: srun --mpi=pmix --stencil-map=SPEC stencil-map-verify [-v] [--json] [-a]\n"
           "                                                           [--no-record]\n"
-          "Checks, through PMIx, that the step's ranks run where the placement planned:\n"
-          "observed J_sum/J_max against STENCIL_MAP_JSUM/STENCIL_MAP_JMAX, and on a step\n"
-          "planned on network levels the edges between groups against\n"
-          "STENCIL_MAP_LEVEL_JSUM/STENCIL_MAP_LEVEL_JMAX.  Rank 0 writes\n"
-          "the result next to the step's audit record ($STENCIL_MAP_RECORD, as\n"
-          "<job>.<step>.verify.json) for stencil-map audit.\n"
+          "       mpirun --rankfile FILE $(stencil-map plan SPEC --launcher openmpi\n"
+          "              --output FILE --env) stencil-map-verify [...]\n"
+          "       mpiexec -f FILE $(stencil-map plan SPEC --launcher mpich --output FILE\n"
+          "              --env) stencil-map-verify [...]\n"
+          "Checks, through PMIx (or PMI-1 under MPICH's mpiexec), that the job's ranks run\n"
+          "where the placement planned: observed J_sum/J_max against\n"
+          "STENCIL_MAP_JSUM/STENCIL_MAP_JMAX, and on a step planned on network levels the\n"
+          "edges between groups against STENCIL_MAP_LEVEL_JSUM/STENCIL_MAP_LEVEL_JMAX.\n"
+          "Rank 0 writes the result next to the step's audit record ($STENCIL_MAP_RECORD,\n"
+          "as <job>.<step>.verify.json) for stencil-map audit.\n"
           "  -v, --verbose     also print the edges leaving each node\n"
           "  -j, --json        print a JSON object instead of text\n"
           "  -a, --all-ranks   every rank prints (default: rank 0 only)\n"
@@ -33,7 +37,7 @@ static void usage(FILE *f)
           "  -V, --version     print the version and exit\n"
           "  -h, --help\n"
           "exit: 0 agree, 1 mismatch, 2 bad STENCIL_MAP_* environment, 3 step not placed,\n"
-          "      4 PMIx/system error, 64 usage\n",
+          "      4 PMIx/PMI/system error, 64 usage\n",
           f);
 }
 

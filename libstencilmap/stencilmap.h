@@ -29,7 +29,7 @@
  * fastest, as PETSc's DMDA: r = i + m*j).  Coordinates, dims and offsets
  * are always in the grid's own axis order.
  *
- * The library needs PMIx only (no MPI).  stencilmap_init() publishes, for
+ * The library needs PMIx (or PMI-1, below), no MPI.  stencilmap_init() publishes, for
  * every rank, under the PMIx keys below (all PMIX_STRING, PMIX_GLOBAL scope,
  * committed and exchanged by a PMIx_Fence with PMIX_COLLECT_DATA):
  *
@@ -47,6 +47,13 @@
  *
  * stencilmap_verify() adds "stencilmap.edges" (PMIX_UINT64: the rank's
  * outgoing inter-node stencil edges, seen through the PMIx data).
+ *
+ * Ranks that MPICH's Hydra (mpiexec) started have no PMIx server but PMI-1
+ * (PMI_FD, PMI_RANK, PMI_SIZE): there the same keys, prefixed with the
+ * rank ("r3.stencilmap.node"), travel as text in Hydra's key-value space,
+ * and a rank's node is gethostname(), since Hydra hands its ranks
+ * mpiexec's environment.  PMI-1 is taken when PMI_FD is set and
+ * PMIX_NAMESPACE is not.
  *
  * Every function returns a stencilmap_status; on failure a message naming
  * the variable, key or rank is available from stencilmap_errmsg().  Nothing
@@ -77,7 +84,7 @@ typedef enum {
     STENCILMAP_ERR_MISMATCH = 1, /* verify: observed figures differ from the plan */
     STENCILMAP_ERR_ENV = 2,      /* a STENCIL_MAP_* variable is malformed or inconsistent */
     STENCILMAP_ERR_NOENV = 3,    /* the step was not placed (no STENCIL_MAP_DIMS) */
-    STENCILMAP_ERR_PMIX = 4,     /* a PMIx call failed */
+    STENCILMAP_ERR_PMIX = 4,     /* a PMIx (or PMI-1) call failed */
     STENCILMAP_ERR_ARG = 5,      /* bad argument (NULL pointer, rank out of range) */
     STENCILMAP_ERR_NOMEM = 6,    /* out of memory */
     STENCILMAP_ERR_PEER = 7,     /* another rank reported an error (verify) */
@@ -170,11 +177,12 @@ stencilmap_status stencilmap_edges_count(stencilmap_edges *out, const stencilmap
                                          const int32_t *node_of_rank, int nnodes);
 void stencilmap_edges_free(stencilmap_edges *e);
 
-/* ---- in-job context (PMIx) --------------------------------------------- */
+/* ---- in-job context (PMIx, or PMI-1 under Hydra) ------------------------ */
 typedef struct stencilmap_ctx stencilmap_ctx;
 
 /* Reads the environment, PMIx_Init, puts the keys above, PMIx_Commit and a
- * collecting PMIx_Fence over the whole namespace.  Collective: every rank of
+ * collecting PMIx_Fence over the whole namespace (under PMI-1: init, puts
+ * and a barrier).  Collective: every rank of
  * the step must call it.  *ctx is set even on failure (except out of memory,
  * when it is NULL) so that stencilmap_errmsg() can say why; release it with
  * stencilmap_finalize().  When the environment is invalid or missing the
@@ -182,13 +190,14 @@ typedef struct stencilmap_ctx stencilmap_ctx;
  * status is returned; stencilmap_verify() may still be called (it reports
  * the error on every rank). */
 stencilmap_status stencilmap_init(stencilmap_ctx **ctx);
-/* PMIx_Finalize (when init succeeded in PMIx_Init) and frees ctx. */
+/* PMIx_Finalize (or PMI-1's finalize) when init got that far, and frees ctx. */
 stencilmap_status stencilmap_finalize(stencilmap_ctx *ctx);
 /* The last error message ("" when none); never NULL, ctx may be NULL. */
 const char *stencilmap_errmsg(const stencilmap_ctx *ctx);
 const char *stencilmap_strerror(stencilmap_status status);
 
-/* PMIx rank and job size (step's task count); -1 when PMIx is not up. */
+/* Rank and job size (the step's task count) from PMIx or PMI-1; -1 when
+ * neither is up. */
 int64_t stencilmap_rank(const stencilmap_ctx *ctx);
 int64_t stencilmap_size(const stencilmap_ctx *ctx);
 /* This task's place (NULL when its environment was invalid or missing). */

@@ -53,6 +53,10 @@ static void apply(sm_srun_args *a, const char *name, char shortc, const char *va
         a->nodelist = true;
     else if (IS("quiet", 'Q'))
         a->quiet = true;
+    else if (IS("chdir", 'D'))
+        snprintf(a->chdir, sizeof(a->chdir), "%s", val ? val : "");
+    else if (IS("multi-prog", 0))
+        a->multi_prog = true;
     else if (IS(SM_OPTION, 0)) {
         a->have_spec = true;
         snprintf(a->spec, sizeof(a->spec), "%s", val ? val : "");
@@ -88,6 +92,8 @@ static void scan_unknown(sm_srun_args *a, int argc, char **argv, int i, int *unk
     if (i + 1 >= argc)
         return;
     scan(&as_value, argc, argv, i + 2, unknown);
+    if (strcmp(a->command, as_value.command) || a->multi_prog != as_value.multi_prog)
+        a->command_unsure = true;
     if (!same_plan_inputs(a, &as_value) && !a->bad[0])
         snprintf(a->bad, sizeof(a->bad),
                  "cannot tell whether srun option '%.50s' takes the value '%.30s' (it is no "
@@ -96,13 +102,18 @@ static void scan_unknown(sm_srun_args *a, int argc, char **argv, int i, int *unk
                  w, argv[i + 1], w);
 }
 
+/* the program srun runs, without its directory */
 /* The words from argv[i] on, into a. */
 static void scan(sm_srun_args *a, int argc, char **argv, int i, int *unknown)
 {
     for (; i < argc; i++) {
         const char *w = argv[i];
-        if (!strcmp(w, "--") || w[0] != '-' || !w[1])
-            return; /* the command starts here */
+        if (!strcmp(w, "--") || w[0] != '-' || !w[1]) {
+            /* the command starts here */
+            const char *cmd = strcmp(w, "--") ? w : i + 1 < argc ? argv[i + 1] : "";
+            snprintf(a->command, sizeof(a->command), "%s", cmd);
+            return;
+        }
         if (w[1] == '-') {
             const char *name = w + 2;
             const char *eq = strchr(name, '=');

@@ -31,6 +31,12 @@ typedef struct {
     char spec[1024];          /* its last value */
     char bad[300];            /* "" or why srun's options cannot be read safely */
     sm_srun_rules rules;      /* of the srun that runs us */
+    /* the program the step runs: for --stencil-map=learn, and to tell a
+     * launcher's daemon step from the application's (other_launchers.h) */
+    char command[4096];       /* the command's first word, "" when there is none */
+    char chdir[4096];         /* -D/--chdir, "" when not given */
+    bool multi_prog;          /* --multi-prog: the command is srun's configuration file */
+    bool command_unsure;      /* an option srun_options.c does not know leaves it unsure */
 } sm_srun_args;
 
 /* Scans srun's options (argv[0] is the program) up to the command, as

@@ -35,7 +35,9 @@
 #include "bind_task.h"
 #include "node_sockets.h"
 #include "coords.h"
+#include "other_launchers.h"
 #include "formats.h"
+#include "learned_launch.h"
 #include "policy.h"
 #include "profile_check.h"
 #include "profile_launch.h"
@@ -58,6 +60,7 @@ static sm_policy policy;
 static sm_srun_args srun_args;
 static const sm_srun_rules srun_rules = SM_SRUN_RULES_INIT;
 static sm_step step;
+static sm_learned learned;    /* --stencil-map=learn: what was decided, what to learn at exit */
 static char set_hostfile[1280]; /* SLURM_HOSTFILE value we set, "" if none */
 static bool env_applied;        /* slurm_spank_init applied STENCIL_MAP_SPEC */
 
@@ -66,8 +69,9 @@ static int option_cb(int val, const char *optarg, int remote);
 static struct spank_option stencil_option = {
     OPT_NAME, "SPEC",
     "[stencil_map] place ranks for a stencil code: SPEC is a JSON spec file, a spec name, "
-    "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), 'none' to opt out, or profile:DIR to "
-    "launch blocked and profile the traffic into DIR (then: stencil-map learn DIR); "
+    "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), 'none' to opt out, profile:DIR to "
+    "launch blocked and profile the traffic into DIR (then: stencil-map learn DIR), or "
+    "'learn': place by the spec learned from the program's first run (profiled); "
     "see stencil_map(8)",
     1, 0, option_cb,
 };
@@ -118,6 +122,7 @@ __attribute__((destructor)) static void at_exit(void)
         write_record(env_job_id(), SM_NO_STEP, false,
                      "srun exited before launching the step (see srun's error)");
     sm_step_drop_hostfile(&step);
+    sm_learned_release(&learned); /* a profile nobody ran: gone */
 }
 
 /* srun takes its task count from SLURM_NTASKS (or SLURM_NPROCS) when -n is
@@ -172,6 +177,7 @@ static void undo_local(void)
     }
     restore_task_count();
     sm_step_release(&step);
+    sm_learned_release(&learned);
 }
 
 static const char *tmp_parent(void)
@@ -185,6 +191,8 @@ static int apply_local(const char *spec, sm_spec_source src)
 {
     if (step.active && !strcmp(step.spec_text, spec) && step.source == src)
         return 0; /* the same value seen twice (environment, then argv) */
+    if (sm_learned_seen(&learned, spec, src))
+        return 0; /* decided already: profiled or blocked */
     undo_local();
     record_done = false;
     if (!strcmp(spec, "none")) {
@@ -193,13 +201,30 @@ static int apply_local(const char *spec, sm_spec_source src)
     }
     if (sm_profile_requested(spec))
         return sm_profile_srun(spec, srun_args.quiet);
+    /* the job's or the site's spec is for the application's steps, not for
+     * the daemons an MPI launcher starts through srun: they start the
+     * ranks where the launcher's own file says (other_launchers.h) */
+    if (src != SM_SRC_OPTION && sm_launcher_daemon(srun_args.command))
+        return 0;
     if (src == SM_SRC_DEFAULT && !getenv("SLURM_JOB_NODELIST")) {
         if (!srun_args.quiet)
             say("site default '%s' not applied: srun is not inside an allocation", spec);
         return 0;
     }
-    if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent(),
-                     sm_alloc_check_current, sm_node_sockets_slurm, sm_slurm_topology_read)) {
+    /* learn: a spec from the store, or a blocked launch (profiled to learn) */
+    char *json = NULL;
+    if (sm_learned_requested(spec) &&
+        sm_learned_decide(&learned, &policy, &srun_args, src, &json) != SM_LEARNED_PLACE)
+        return 0;
+    sm_policy pol = policy;
+    if (json)
+        pol.on_error = SM_ON_ERROR_BLOCKED; /* a learned spec never fails the user's step */
+    int failed = sm_step_plan_json(&step, &pol, &srun_args, spec, json, src, tmp_parent(),
+                                   sm_alloc_check_current, sm_node_sockets_slurm,
+                                   sm_slurm_topology_read);
+    free(json);
+    sm_learned_label(&learned, &step);
+    if (failed) {
         say("%s", step.error);
         write_record(env_job_id(), SM_NO_STEP, false, step.error);
         sm_step_release(&step);
@@ -207,6 +232,12 @@ static int apply_local(const char *spec, sm_spec_source src)
     }
     if (step.have_spec)
         sm_profile_check(&step.spec); /* before export_env clears STENCIL_MAP_* */
+    const char *reorder = getenv("MPICH_RANK_REORDER_METHOD");
+    if (step.placed && sm_cray_renumbers(reorder))
+        say("WARNING: MPICH_RANK_REORDER_METHOD=%s is set: HPE Cray MPICH will renumber the "
+            "ranks this plan placed; unset it, or plan for Cray MPICH with stencil-map plan "
+            "--launcher cray instead of --stencil-map",
+            reorder);
     if (step.fallback) {
         fprintf(stderr,
                 "stencil-map: WARNING: %s\n"
@@ -231,6 +262,8 @@ static int apply_allocator(const char *spec)
         return setenv(SMP_ENV_SPEC, "none", 1) ? -1 : 0;
     if (sm_profile_requested(spec))
         return sm_profile_allocator(spec);
+    if (sm_learned_requested(spec))
+        return sm_learned_allocator();
     smp_spec parsed;
     smp_error err;
     smp_error_clear(&err);
@@ -349,6 +382,8 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
                       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+    if (spank_context() == S_CTX_LOCAL)
+        sm_learned_started(&learned, sp);
     if (spank_context() != S_CTX_LOCAL || !step.active)
         return 0;
     uint32_t job_id = 0, step_id = 0;
@@ -372,6 +407,22 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
+/* The task is a launcher's daemon, or a rank Cray MPICH renumbers: its
+ * Slurm task id is no grid rank, so it gets no coordinates and no socket
+ * (other_launchers.h). */
+static bool other_launcher_numbers(spank_t sp)
+{
+    int argc = 0;
+    char **argv = NULL;
+    if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 && argv &&
+        sm_launcher_daemon(argv[0]))
+        return true;
+    char method[16];
+    return spank_getenv(sp, "MPICH_RANK_REORDER_METHOD", method, sizeof(method)) ==
+               ESPANK_SUCCESS &&
+           sm_cray_renumbers(method);
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
     (void)ac;
@@ -382,7 +433,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         return -1;
     char dims_s[SM_DIMS_MAX_LEN + 2];
     spank_err_t e = spank_getenv(sp, SMP_ENV_DIMS, dims_s, sizeof(dims_s));
-    if (e == ESPANK_ENV_NOEXIST)
+    if (e == ESPANK_ENV_NOEXIST || other_launcher_numbers(sp))
         return 0;
     if (e != ESPANK_SUCCESS) {
         slurm_error("stencil-map: " SMP_ENV_DIMS ": unreadable or longer than %d bytes",
@@ -430,7 +481,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     (void)sp;
     (void)ac;
     (void)av;
-    if (spank_context() == S_CTX_LOCAL)
+    if (spank_context() == S_CTX_LOCAL) {
+        /* srun's step is over (spank_fini runs from srun's atexit handler):
+         * learn from its profile, in the user's process only */
+        sm_learned_finish(&learned);
         undo_local();
+    }
     return 0;
 }

@@ -10,6 +10,7 @@
 #include "socket_map.h"
 #include "stencil_env.h"
 #include "step.h"
+#include "task_env.h"
 
 extern char **environ;
 
@@ -104,7 +105,9 @@ static smp_status levels_env(sm_step *st, smp_error *err)
 static smp_status plan_both(sm_step *st, smp_error *err)
 {
     const smp_levels *lv = st->levels.nlevels ? &st->levels : NULL;
-    smp_plan_opts opts = {st->requested, st->objective, st->effort, lv, SMP_LEVELS_BEST};
+    smp_plan_opts opts = {.algorithm = st->requested, .objective = st->objective,
+                          .effort = st->effort, .levels = lv,
+                          .levels_mode = SMP_LEVELS_BEST};
     smp_status s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots,
                                  st->nodes.count, &opts, &st->pl, err);
     if (s)
@@ -113,7 +116,9 @@ static smp_status plan_both(sm_step *st, smp_error *err)
         return smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                         SMP_ALG_BLOCKED, &st->blocked, err);
     /* a single construction is placed as without levels, and scored on them */
-    smp_plan_opts blocked = {SMP_ALG_BLOCKED, st->objective, st->effort, lv, SMP_LEVELS_BEST};
+    smp_plan_opts blocked = {.algorithm = SMP_ALG_BLOCKED, .objective = st->objective,
+                             .effort = st->effort, .levels = lv,
+                             .levels_mode = SMP_LEVELS_BEST};
     s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                       &blocked, &st->blocked, err);
     return s ? s : levels_env(st, err);
@@ -124,7 +129,9 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
                           sm_sockets_fn sockets_of, sm_slurm_topology_fn topology_of,
                           smp_error *err)
 {
-    smp_status s = smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
+    smp_status s = st->spec_json ? smp_spec_parse(&st->spec, st->spec_json, strlen(st->spec_json),
+                                                  smp_specs_dir(), err)
+                                 : smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
     st->have_spec = true; /* smp_spec_load leaves a freeable spec either way */
     if (s)
         return s;
@@ -204,14 +211,25 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
                  sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check,
                  sm_sockets_fn sockets_of, sm_slurm_topology_fn topology_of)
 {
+    return sm_step_plan_json(st, pol, a, spec, NULL, src, tmp_parent, check, sockets_of,
+                             topology_of);
+}
+
+int sm_step_plan_json(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
+                      const char *json, sm_spec_source src, const char *tmp_parent,
+                      sm_alloc_check_fn check, sm_sockets_fn sockets_of,
+                      sm_slurm_topology_fn topology_of)
+{
     memset(st, 0, sizeof(*st));
     snprintf(st->spec_text, sizeof(st->spec_text), "%s", spec);
+    st->spec_json = json;
     st->source = src;
     st->active = true;
     smp_error err;
     smp_error_clear(&err);
     double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     smp_status s = do_plan(st, pol, a, tmp_parent, check, sockets_of, topology_of, &err);
+    st->spec_json = NULL; /* the caller's */
     st->srun_seconds = now() - t0;
     st->srun_cpu_seconds = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (!s) {
@@ -236,20 +254,6 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
     }
     st->active = false;
     return -1;
-}
-
-static int set_list(const char *name, const int64_t *v, int n)
-{
-    char buf[SMP_ENV_LIST_LEN];
-    smp_env_format_list(buf, sizeof(buf), v, n);
-    return setenv(name, buf, 1);
-}
-
-static int set_int(const char *name, int64_t v)
-{
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%lld", (long long)v);
-    return setenv(name, buf, 1);
 }
 
 void sm_env_clear(void)
@@ -280,40 +284,16 @@ int sm_step_export_env(const sm_step *st)
         rc |= setenv(SMP_ENV_ALGORITHM, "blocked", 1);
         return rc ? -1 : 0;
     }
-    const smp_grid *g = &st->spec.grid;
-    const smp_stencil *sc = &st->spec.stencil;
-    int64_t per[SMP_MAX_DIMS];
-    for (int i = 0; i < g->ndims; i++)
-        per[i] = g->periods[i] ? 1 : 0;
-    rc |= set_list(SMP_ENV_DIMS, g->dims, g->ndims);
-    rc |= set_list(SMP_ENV_PERIODS, per, g->ndims);
-    /* how the ranks number the grid: the remote side's coordinates and the
-     * in-job library's neighbours follow it */
-    rc |= setenv(SMP_ENV_ORDER, smp_order_name(g->order), 1);
-    char *buf = smp_env_format_stencil(sc->offsets, sc->count, sc->ndims);
-    if (!buf)
+    /* the variables every rank is told, as stencil-map plan --env prints
+     * them for other launchers */
+    smp_task_env env;
+    smp_error err;
+    if (smp_task_env_build(&env, &st->spec.grid, &st->spec.stencil, st->pl.algorithm,
+                           &st->pl.score, &st->blocked.score, &err))
         return -1;
-    rc |= setenv(SMP_ENV_STENCIL, buf, 1);
-    if (smp_stencil_weighted(sc)) {
-        size_t off = 0;
-        char *wb = realloc(buf, (size_t)sc->count * 32 + 16);
-        if (!wb) {
-            free(buf);
-            return -1;
-        }
-        buf = wb;
-        for (int k = 0; k < sc->count; k++)
-            off += (size_t)snprintf(buf + off, (size_t)sc->count * 32 + 16 - off, "%s%.17g",
-                                    k ? "," : "", sc->weights[k]);
-        buf[off] = '\0';
-        rc |= setenv(SMP_ENV_WEIGHTS, buf, 1);
-    }
-    free(buf);
-    rc |= setenv(SMP_ENV_ALGORITHM, smp_algorithm_name(st->pl.algorithm), 1);
-    rc |= set_int(SMP_ENV_JSUM, st->pl.score.j_sum);
-    rc |= set_int(SMP_ENV_JMAX, st->pl.score.j_max);
-    rc |= set_int(SMP_ENV_BLOCKED_JSUM, st->blocked.score.j_sum);
-    rc |= set_int(SMP_ENV_BLOCKED_JMAX, st->blocked.score.j_max);
+    for (int i = 0; i < env.count; i++)
+        rc |= setenv(env.var[i].name, env.var[i].value, 1);
+    smp_task_env_free(&env);
     if (st->bind)
         rc |= setenv(SM_SOCKET_MAP_ENV, st->socket_map, 1);
     if (st->levels_env[0]) {
@@ -322,10 +302,13 @@ int sm_step_export_env(const sm_step *st)
             js[l] = st->pl.level[l].j_sum;
             jm[l] = st->pl.level[l].j_max;
         }
+        char buf[SMP_ENV_LIST_LEN];
         rc |= setenv(SMP_ENV_LEVEL_NODES, st->levels_env[0], 1);
         rc |= setenv(SMP_ENV_LEVELS, st->levels_env[1], 1);
-        rc |= set_list(SMP_ENV_LEVEL_JSUM, js, st->pl.nlevels);
-        rc |= set_list(SMP_ENV_LEVEL_JMAX, jm, st->pl.nlevels);
+        smp_env_format_list(buf, sizeof(buf), js, st->pl.nlevels);
+        rc |= setenv(SMP_ENV_LEVEL_JSUM, buf, 1);
+        smp_env_format_list(buf, sizeof(buf), jm, st->pl.nlevels);
+        rc |= setenv(SMP_ENV_LEVEL_JMAX, buf, 1);
     }
     rc |= setenv("SLURM_HOSTFILE", st->hostfile, 1);
     return rc ? -1 : 0;
@@ -335,8 +318,8 @@ void sm_step_summary(const sm_step *st, FILE *out)
 {
     if (!st->placed)
         return;
-    fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
-            smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
+    fprintf(out, "stencil-map: %s%s%s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
+            st->label, st->label[0] ? ": " : "", smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
     for (int l = 0; l < st->pl.nlevels; l++) {
         char word[48];

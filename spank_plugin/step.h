@@ -19,6 +19,8 @@ const char *sm_source_name(sm_spec_source src);
 
 typedef struct {
     char spec_text[1024];     /* the spec as given */
+    const char *spec_json;    /* while planning: the spec's JSON text, when spec_text only names it */
+    char label[640];          /* "" or the summary line's beginning (a learned spec's origin) */
     sm_spec_source source;
     bool active;              /* the plugin acted on this step (placed or fell back) */
     bool placed;              /* a plan and its hostfile exist */
@@ -72,11 +74,18 @@ typedef void (*sm_sockets_fn)(const smp_nodes *nodes, int32_t *sockets, char *no
 int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
                  sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check,
                  sm_sockets_fn sockets_of, sm_slurm_topology_fn topology_of);
+/* The same with the spec given as JSON text (a learned one); spec only
+ * names it, for the record. */
+int sm_step_plan_json(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
+                      const char *json, sm_spec_source src, const char *tmp_parent,
+                      sm_alloc_check_fn check, sm_sockets_fn sockets_of,
+                      sm_slurm_topology_fn topology_of);
 /* Sets SLURM_HOSTFILE and STENCIL_MAP_* in this process's environment. */
 int sm_step_export_env(const sm_step *st);
 /* Removes every STENCIL_MAP_* variable (STENCIL_MAP_SPEC too). */
 void sm_env_clear(void);
-/* The one-line summary, "stencil-map: hyperplane, 48 ranks on 4 nodes, ..." */
+/* The one-line summary, "stencil-map: hyperplane, 48 ranks on 4 nodes, ...",
+ * after st->label and a colon when there is one. */
 void sm_step_summary(const sm_step *st, FILE *out);
 /* Removes the private directory and its hostfile once srun has read it
  * (st->hostfile keeps the path for the audit record). */

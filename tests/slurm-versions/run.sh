@@ -6,8 +6,8 @@
 # starts minicluster nodes of that release and runs the suites there.  Ends
 # with one "N passed, M failed" line over them.
 #
-# usage: run.sh VERSION [SUITE...]    SUITE: integration injob audit
-#                                      topology (default: all four)
+# usage: run.sh VERSION [SUITE...]    SUITE: integration injob audit learned
+#                                      topology (default: all but learned)
 #        run.sh PREFIX [SUITE...]     a Slurm already installed in PREFIX
 #                                      (e.g. a site's own build): nothing
 #                                      is built but stencilmap
@@ -20,7 +20,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-[ $# -ge 1 ] || { echo "usage: $0 VERSION|PREFIX [integration|injob|audit|topology ...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 VERSION|PREFIX [integration|injob|audit|learned|topology ...]" >&2; exit 2; }
 version=$1
 slurm=""
 shift
@@ -35,7 +35,7 @@ fi
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(integration injob audit topology)
 for s in "${suites[@]}"; do
-    case $s in integration | injob | audit | topology) ;; *) echo "$0: unknown suite '$s'" >&2; exit 2 ;; esac
+    case $s in integration | injob | audit | learned | topology) ;; *) echo "$0: unknown suite '$s'" >&2; exit 2 ;; esac
 done
 [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "$0: VERSION must look like 24.11.5" >&2; exit 2; }
 built_here=0
@@ -83,6 +83,9 @@ for s in "${suites[@]}"; do
         topology)
             env "${common[@]}" TOPO_PREFIX="$base/prefix" TOPO_BUILD_ROOT="$base/build" \
                 TOPO_WORK="$base/work-topology" "$top/tests/topology/run.sh" 2>&1 | tee "$log" ;;
+        learned)
+            env "${common[@]}" LEARNED_PREFIX="$base/prefix" LEARNED_BUILD_ROOT="$base/build" \
+                LEARNED_WORK="$base/work-learned" "$top/tests/learned/run.sh" 2>&1 | tee "$log" ;;
     esac
     rc=${PIPESTATUS[0]}
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)

@@ -105,12 +105,32 @@ static void test_policy_topology(void **state)
     assert_non_null(strstr(msg, "topology"));
 }
 
+/* learned_dir=: an absolute root for the users' stores */
+static void test_policy_learned_dir(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    char msg[300];
+    assert_int_equal(parse_args(&pol, "default=learn", NULL, msg, sizeof(msg)), 0);
+    assert_string_equal(pol.learned_dir, "");
+    assert_string_equal(pol.default_spec, "learn");
+    assert_int_equal(parse_args(&pol, "learned_dir=/var/lib/stencil-map", "default=learn", msg, sizeof(msg)), 0);
+    assert_string_equal(pol.learned_dir, "/var/lib/stencil-map");
+    assert_int_equal(parse_args(&pol, "learned_dir=relative/dir", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "learned_dir=relative/dir"));
+    assert_non_null(strstr(msg, "absolute path"));
+    assert_int_equal(parse_args(&pol, "learned_dir=", NULL, msg, sizeof(msg)), -1);
+    assert_int_equal(parse_args(&pol, "learn_dir=/x", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "learned_dir"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_policy_objective),
         cmocka_unit_test(test_policy_effort),
         cmocka_unit_test(test_policy_topology),
+        cmocka_unit_test(test_policy_learned_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

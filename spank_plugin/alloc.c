@@ -51,6 +51,10 @@ static void apply(sm_srun_args *a, const char *name, char shortc, const char *va
         a->cpus_per_task = parse_count(val, false, "-c/--cpus-per-task", a);
     else if (IS("nodelist", 'w') || IS("nodefile", 'F'))
         a->nodelist = true;
+    else if (IS("distribution", 'm'))
+        a->distribution = true;
+    else if (IS("relative", 'r'))
+        a->relative = true;
     else if (IS("quiet", 'Q'))
         a->quiet = true;
     else if (IS("chdir", 'D'))
@@ -69,7 +73,9 @@ static bool same_plan_inputs(const sm_srun_args *x, const sm_srun_args *y)
 {
     return x->ntasks == y->ntasks && x->nnodes == y->nnodes &&
            x->ntasks_per_node == y->ntasks_per_node && x->cpus_per_task == y->cpus_per_task &&
-           x->nodelist == y->nodelist && x->have_spec == y->have_spec &&
+           x->nodelist == y->nodelist && x->distribution == y->distribution &&
+           x->relative == y->relative &&
+           x->have_spec == y->have_spec &&
            !strcmp(x->spec, y->spec) && !strcmp(x->bad, y->bad);
 }
 

@@ -26,6 +26,8 @@ typedef struct {
     int64_t ntasks_per_node;  /* --ntasks-per-node, 0 when not given */
     int64_t cpus_per_task;    /* -c/--cpus-per-task, 0 when not given */
     bool nodelist;            /* -w/--nodelist or -F/--nodefile given */
+    bool distribution;        /* -m/--distribution given */
+    bool relative;            /* -r/--relative given */
     bool quiet;               /* -Q/--quiet */
     bool have_spec;           /* --stencil-map given on the command line */
     char spec[1024];          /* its last value */

@@ -180,6 +180,33 @@ static void undo_local(void)
     sm_learned_release(&learned);
 }
 
+/* A site default is the site's wish, not the user's: it places only the
+ * steps whose user left the layout to Slurm, and that it can place.  Any
+ * other step launches exactly as Slurm alone would launch it (no error, no
+ * extra line on its standard error, no record), and srun -v says why. */
+static char default_note[700];
+
+static const char *default_stands_aside(void)
+{
+    if (!getenv("SLURM_JOB_NODELIST"))
+        return "srun is not inside an allocation";
+    if (srun_args.nodelist || srun_args.relative)
+        return "the step names its nodes (-w/--nodelist, -F/--nodefile or -r/--relative)";
+    if (srun_args.distribution || getenv("SLURM_DISTRIBUTION"))
+        return "the step sets its distribution (-m/--distribution or SLURM_DISTRIBUTION)";
+    if (getenv("SLURM_HOSTFILE"))
+        return "the step has its own SLURM_HOSTFILE";
+    if (srun_args.ntasks == 1)
+        return "a step of one task has no neighbours to place";
+    return NULL;
+}
+
+static int default_not_applied(const char *spec, const char *why)
+{
+    snprintf(default_note, sizeof(default_note), "site default '%s' not applied: %s", spec, why);
+    return 0;
+}
+
 static const char *tmp_parent(void)
 {
     const char *t = getenv("TMPDIR");
@@ -195,6 +222,7 @@ static int apply_local(const char *spec, sm_spec_source src)
         return 0; /* decided already: profiled or blocked */
     undo_local();
     record_done = false;
+    default_note[0] = '\0';
     if (!strcmp(spec, "none")) {
         sm_env_clear();
         return 0;
@@ -206,11 +234,9 @@ static int apply_local(const char *spec, sm_spec_source src)
      * ranks where the launcher's own file says (other_launchers.h) */
     if (src != SM_SRC_OPTION && sm_launcher_daemon(srun_args.command))
         return 0;
-    if (src == SM_SRC_DEFAULT && !getenv("SLURM_JOB_NODELIST")) {
-        if (!srun_args.quiet)
-            say("site default '%s' not applied: srun is not inside an allocation", spec);
-        return 0;
-    }
+    const char *aside = src == SM_SRC_DEFAULT ? default_stands_aside() : NULL;
+    if (aside)
+        return default_not_applied(spec, aside);
     /* learn: a spec from the store, or a blocked launch (profiled to learn) */
     char *json = NULL;
     if (sm_learned_requested(spec) &&
@@ -222,8 +248,20 @@ static int apply_local(const char *spec, sm_spec_source src)
     int failed = sm_step_plan_json(&step, &pol, &srun_args, spec, json, src, tmp_parent(),
                                    sm_alloc_check_current, sm_node_sockets_slurm,
                                    sm_slurm_topology_read);
+    bool learned_spec = json != NULL;
     free(json);
     sm_learned_label(&learned, &step);
+    if (src == SM_SRC_DEFAULT && !learned_spec && (failed || step.fallback || step.pl.ranks < 2)) {
+        /* a plan the step's own options rule out (srun -N on 23.11+,
+         * -O beyond the slots, ...) or a single rank: Slurm's own launch.
+         * (A learned spec that cannot be placed says so itself.) */
+        char why[sizeof(step.error)];
+        snprintf(why, sizeof(why), "%s",
+                 failed || step.fallback ? step.error
+                                         : "a step of one task has no neighbours to place");
+        sm_step_release(&step);
+        return default_not_applied(spec, why);
+    }
     if (failed) {
         say("%s", step.error);
         write_record(env_job_id(), SM_NO_STEP, false, step.error);
@@ -377,11 +415,14 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
     (void)av;
     /* srun -v: which plugin this is and the Slurm it was built for (its
      * log level is set by now, unlike in slurm_spank_init) */
-    if (spank_context() == S_CTX_LOCAL)
+    if (spank_context() == S_CTX_LOCAL) {
         slurm_verbose("stencil_map: stencilmap %s, built for Slurm %u.%02u.%u", SM_VERSION,
                       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+        if (default_note[0])
+            slurm_verbose("stencil-map: %s", default_note);
+    }
     if (spank_context() == S_CTX_LOCAL)
         sm_learned_started(&learned, sp);
     if (spank_context() != S_CTX_LOCAL || !step.active)

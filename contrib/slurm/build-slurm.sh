@@ -20,19 +20,29 @@
 # A finished build is reused: a second run for the same VERSION only
 # checks it and prints its prefix.
 #
-# usage: build-slurm.sh VERSION        e.g. 24.11.5, 26.05.3
+# With --source-only, only fetches and unpacks the source into
+# $SLURM_BUILD_CACHE/src-VERSION/tree (Slurm's own testsuite lives there:
+# tests/slurm-suite runs it) and builds nothing; for 22.05, Debian 12's
+# own release, the source comes from bookworm.
+#
+# usage: build-slurm.sh [--source-only] VERSION   e.g. 24.11.5, 26.05.3
 # env:   SLURM_PREFIX_ROOT (default /opt/slurm), SLURM_BUILD_CACHE
 #        (default /var/cache/stencilmap-slurm), SLURM_SUITE (the Debian
-#        suite holding VERSION; default from the release: 24.11 -> trixie,
-#        anything newer -> sid), SLURM_TARBALL_DIR (where the upstream
-#        tarballs of the table below are; default ../shared/slurm next to
-#        this checkout)
+#        suite holding VERSION; default from the release: 22.05 -> bookworm
+#        (source only), 24.11 -> trixie, anything newer -> sid),
+#        SLURM_TARBALL_DIR (where the upstream tarballs of the table below
+#        are; default ../shared/slurm next to this checkout)
 set -euo pipefail
 
 prog=${0##*/}
 die() { echo "$prog: $*" >&2; exit 1; }
 
-[ $# -eq 1 ] || die "usage: $prog VERSION (e.g. 24.11.5)"
+source_only=0
+if [ "${1:-}" = --source-only ]; then
+    source_only=1
+    shift
+fi
+[ $# -eq 1 ] || die "usage: $prog [--source-only] VERSION (e.g. 24.11.5)"
 version=$1
 [[ $version =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)$ ]] ||
     die "VERSION must look like 24.11.5 (got '$version')"
@@ -48,7 +58,11 @@ stamp=$prefix/.stencilmap-build
 # other flags is redone.
 flags="--with-munge --with-hwloc --enable-multiple-slurmd --disable-debug --without-rpath --disable-static"
 
-if [ -f "$stamp" ] && [ -x "$prefix/bin/srun" ] && [ -f "$prefix/include/slurm/spank.h" ] &&
+if [ "$source_only" = 1 ] && [ -f "$cache/src-$version/tree/.unpacked" ]; then
+    echo "$prog: source of Slurm $version in $cache/src-$version/tree ($(cat "$cache/src-$version/tree/.unpacked"))"
+    exit 0
+fi
+if [ "$source_only" = 0 ] && [ -f "$stamp" ] && [ -x "$prefix/bin/srun" ] && [ -f "$prefix/include/slurm/spank.h" ] &&
     grep -qxF "flags: $flags" "$stamp"; then
     echo "$prog: Slurm $version already built in $prefix ($(head -n1 "$stamp"))"
     exit 0
@@ -79,6 +93,8 @@ if [ -n "$tarball" ]; then
     suite=""
 elif [ -n "${SLURM_SUITE:-}" ]; then
     suite=$SLURM_SUITE
+elif [ "$source_only" = 1 ] && [ "$major" -eq 22 ] && [ "$minor" -eq 5 ]; then
+    suite=bookworm
 elif [ "$major" -lt 24 ] || { [ "$major" -eq 24 ] && [ "$minor" -lt 11 ]; }; then
     die "Slurm $version: Debian 12's own Slurm is 22.05 (install slurm-wlm); for other releases set SLURM_SUITE"
 elif [ "$major" -eq 24 ]; then
@@ -113,6 +129,7 @@ export DEBIAN_FRONTEND=noninteractive
 build_deps=(build-essential dpkg-dev pkg-config python3 libmunge-dev munge
     libpmix-dev libhwloc-dev libjson-c-dev libyaml-dev libdbus-1-dev libcurl4-openssl-dev
     liblz4-dev zlib1g-dev libssl-dev libpam0g-dev libreadline-dev)
+[ "$source_only" = 1 ] && build_deps=(dpkg-dev)
 missing=()
 for p in "${build_deps[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -192,6 +209,10 @@ if [ ! -f "$tree/.unpacked" ]; then
     echo "$source_desc" >"$tree/.unpacked"
 fi
 source_desc=$(cat "$tree/.unpacked")
+if [ "$source_only" = 1 ]; then
+    echo "$prog: source of Slurm $version in $tree ($source_desc)"
+    exit 0
+fi
 
 pmix_dir=$(pkg-config --variable=prefix pmix 2>/dev/null || true)
 [ -n "$pmix_dir" ] && [ -f "$pmix_dir/include/pmix.h" ] || pmix_dir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pmix2

@@ -81,6 +81,13 @@ run_suite fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_WORK_DIR="$build/fuzz
 for v in ${STENCILMAP_SLURM_RELEASES:-24.11.5 26.05.3}; do
     run_suite "slurm-$v" "$top/tests/slurm-versions/run.sh" "$v" integration injob audit learned topology
 done
+# Slurm's own srun/sbatch/salloc tests with the plugin not loaded, loaded,
+# and loaded with a site default=, compared test by test: the subset marked
+# ci in tests/slurm-suite/ (make check-slurm-suite runs them all), on
+# Debian 12's 22.05.8 and on 24.11.5
+for v in 22.05.8 24.11.5; do
+    run_suite "slurm-suite-$v" env SLURM_SUITE_SET=ci "$top/tests/slurm-suite/run.sh" "$v"
+done
 
 echo
 echo "time per suite: ${timings[*]/%/,} $SECONDS s in all (install and build included)"

@@ -15,7 +15,7 @@
 # failed", and always brings the cluster down.
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-topology), MINICLUSTER_PORT_BASE
-#      (17300), TOPO_PREFIX (/var/lib/smc-topology-prefix), TOPO_BUILD_ROOT
+#      (16300), TOPO_PREFIX (/var/lib/smc-topology-prefix), TOPO_BUILD_ROOT
 #      (/var/lib/smc-topology-build), TOPO_WORK (/var/lib/smc-topology-work),
 #      TOPO_SKIP_BUILD=1 to reuse the install, TOPO_ONLY=REGEX to run only
 #      the tests whose names match.
@@ -24,7 +24,7 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 export MINICLUSTER_DIR=${MINICLUSTER_DIR:-/var/lib/smc-topology}
-export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-17300}
+export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-16300}
 PREFIX=${TOPO_PREFIX:-/var/lib/smc-topology-prefix}
 ROOT=${TOPO_BUILD_ROOT:-/var/lib/smc-topology-build}
 WORK=${TOPO_WORK:-/var/lib/smc-topology-work}

@@ -78,25 +78,15 @@ static smp_status plan_sockets(sm_step *st, sm_sockets_fn sockets_of, smp_error 
     return SMP_OK;
 }
 
-/* The tasks' view of the levels (stencil_env.h): made here, where a step
- * too large for the environment can still be told apart, and only set by
- * sm_step_export_env. */
-static smp_status levels_env(sm_step *st, smp_error *err)
+/* What the ranks are told, the levels included (task_env.h). */
+static smp_status task_env_make(sm_step *st, smp_error *err)
 {
-    int too_long = 0;
-    st->levels_env[0] = smp_env_format_level_nodes(st->nodes.names, st->nodes.count, &too_long);
-    if (st->levels_env[0])
-        st->levels_env[1] = smp_env_format_levels(st->levels.group_of_node, st->levels.nlevels,
-                                                  st->nodes.count, &too_long);
-    if (st->levels_env[0] && st->levels_env[1])
-        return SMP_OK;
-    free(st->levels_env[0]);
-    free(st->levels_env[1]);
-    st->levels_env[0] = st->levels_env[1] = NULL;
-    if (!too_long)
-        return smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
-    st->levels_env_too_long = true;
-    return SMP_OK;
+    smp_status s = smp_task_env_build(&st->task_env, &st->spec.grid, &st->spec.stencil,
+                                      st->pl.algorithm, &st->pl.score, &st->blocked.score, err);
+    if (!s && st->levels.nlevels)
+        s = smp_task_env_add_levels(&st->task_env, st->nodes.names, st->nodes.count, &st->levels,
+                                    st->pl.level, &st->levels_env_too_long, err);
+    return s;
 }
 
 /* The plan and Slurm's blocked layout, both scored on the levels when
@@ -112,16 +102,18 @@ static smp_status plan_both(sm_step *st, smp_error *err)
                                  st->nodes.count, &opts, &st->pl, err);
     if (s)
         return s;
-    if (!lv)
-        return smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
-                        SMP_ALG_BLOCKED, &st->blocked, err);
+    if (!lv) {
+        s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
+                     SMP_ALG_BLOCKED, &st->blocked, err);
+        return s ? s : task_env_make(st, err);
+    }
     /* a single construction is placed as without levels, and scored on them */
     smp_plan_opts blocked = {.algorithm = SMP_ALG_BLOCKED, .objective = st->objective,
                              .effort = st->effort, .levels = lv,
                              .levels_mode = SMP_LEVELS_BEST};
     s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                       &blocked, &st->blocked, err);
-    return s ? s : levels_env(st, err);
+    return s ? s : task_env_make(st, err);
 }
 
 static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a,
@@ -187,12 +179,10 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     return s;
 }
 
-static void free_levels(sm_step *st)
+static void free_levels_and_task_env(sm_step *st)
 {
     smp_levels_free(&st->levels);
-    free(st->levels_env[0]);
-    free(st->levels_env[1]);
-    st->levels_env[0] = st->levels_env[1] = NULL;
+    smp_task_env_free(&st->task_env);
     st->levels_kind[0] = '\0';
     st->levels_env_too_long = false;
 }
@@ -239,7 +229,7 @@ int sm_step_plan_json(sm_step *st, const sm_policy *pol, const sm_srun_args *a, 
     snprintf(st->error, sizeof(st->error), "%s", err.msg);
     /* nothing of a failed plan is launched */
     free_sockets(st);
-    free_levels(st);
+    free_levels_and_task_env(st);
     smp_placement_free(&st->pl);
     smp_placement_free(&st->blocked);
     memset(&st->pl, 0, sizeof(st->pl));
@@ -286,30 +276,10 @@ int sm_step_export_env(const sm_step *st)
     }
     /* the variables every rank is told, as stencil-map plan --env prints
      * them for other launchers */
-    smp_task_env env;
-    smp_error err;
-    if (smp_task_env_build(&env, &st->spec.grid, &st->spec.stencil, st->pl.algorithm,
-                           &st->pl.score, &st->blocked.score, &err))
-        return -1;
-    for (int i = 0; i < env.count; i++)
-        rc |= setenv(env.var[i].name, env.var[i].value, 1);
-    smp_task_env_free(&env);
+    for (int i = 0; i < st->task_env.count; i++)
+        rc |= setenv(st->task_env.var[i].name, st->task_env.var[i].value, 1);
     if (st->bind)
         rc |= setenv(SM_SOCKET_MAP_ENV, st->socket_map, 1);
-    if (st->levels_env[0]) {
-        int64_t js[SMP_MAX_LEVELS], jm[SMP_MAX_LEVELS];
-        for (int l = 0; l < st->pl.nlevels; l++) {
-            js[l] = st->pl.level[l].j_sum;
-            jm[l] = st->pl.level[l].j_max;
-        }
-        char buf[SMP_ENV_LIST_LEN];
-        rc |= setenv(SMP_ENV_LEVEL_NODES, st->levels_env[0], 1);
-        rc |= setenv(SMP_ENV_LEVELS, st->levels_env[1], 1);
-        smp_env_format_list(buf, sizeof(buf), js, st->pl.nlevels);
-        rc |= setenv(SMP_ENV_LEVEL_JSUM, buf, 1);
-        smp_env_format_list(buf, sizeof(buf), jm, st->pl.nlevels);
-        rc |= setenv(SMP_ENV_LEVEL_JMAX, buf, 1);
-    }
     rc |= setenv("SLURM_HOSTFILE", st->hostfile, 1);
     return rc ? -1 : 0;
 }
@@ -354,7 +324,7 @@ void sm_step_release(sm_step *st)
     sm_step_drop_hostfile(st);
     st->hostfile[0] = '\0';
     free_sockets(st);
-    free_levels(st);
+    free_levels_and_task_env(st);
     smp_placement_free(&st->pl);
     smp_placement_free(&st->blocked);
     if (st->have_spec)

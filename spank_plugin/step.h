@@ -11,6 +11,7 @@
 #include <stencilmap/placement.h>
 
 #include "alloc.h"
+#include "task_env.h"
 #include "policy.h"
 #include "step_levels.h"
 
@@ -51,8 +52,10 @@ typedef struct {
      * plans, reports and records exactly as without a topology */
     smp_levels levels;
     char levels_kind[32];     /* "topology/tree", "topology/block" */
-    char *levels_env[2];      /* STENCIL_MAP_LEVEL_NODES and _LEVELS, NULL when
-                               * there are no levels or they do not fit */
+    /* what every rank is told (task_env.h), made with the plan, where a
+     * step too large for the environment can still be told apart, and
+     * only set by sm_step_export_env */
+    smp_task_env task_env;
     bool levels_env_too_long; /* levels, but too many nodes for the tasks' environment */
 } sm_step;
 

@@ -42,8 +42,11 @@ static json_t *level_json(const smr_record *r, int l, const smp_score *sc, const
 void audit_check_levels(const audit_record *rec, audit_result *res)
 {
     const smr_record *r = &rec->r;
-    if (r->levels.nlevels <= 0)
+    if (r->levels.nlevels <= 0) {
+        if (r->levels.source[0]) /* planned on nodes only: say why */
+            json_object_set_new(res->j, "topology_source", json_string(r->levels.source));
         return;
+    }
     json_t *levels = json_array();
     json_object_set_new(res->j, "topology",
                         json_pack("{s:s,s:s,s:o}", "source", r->levels.source, "kind",

@@ -128,8 +128,12 @@ static void print_figures(FILE *out, json_t *r)
 static void print_levels(FILE *out, json_t *r)
 {
     json_t *t = json_object_get(r, "topology"), *lv = json_object_get(t, "levels");
-    if (!t)
+    if (!t) {
+        if (json_is_string(json_object_get(r, "topology_source")))
+            fprintf(out, LABEL "%s: no level above the nodes\n", "topology",
+                    str(r, "topology_source"));
         return;
+    }
     size_t n = json_array_size(lv), l;
     json_t *x;
     /* Slurm's source names its plugin already: "slurm (topology/tree)" */

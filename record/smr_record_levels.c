@@ -15,6 +15,10 @@
  *     ]                                        (w_*: weighted stencils only)
  *   }
  *
+ * Every placed step's record also names where its levels came from, or
+ * why there were none, as "topology_source": "slurm (topology/flat)",
+ * "none", "file /etc/slurm/x.conf" (absent in older records).
+ *
  * The reader checks types and ranges (a group index names a group), not
  * whether the levels nest: that is the audit's check. */
 #include <stdlib.h>
@@ -135,6 +139,11 @@ static int parse_level(json_t *lj, smr_record *rec, int l, char *err, size_t n)
 
 int smr_parse_levels(json_t *j, smr_record *rec, char *err, size_t n)
 {
+    /* "topology_source" (added later: absent is "") says where the levels
+     * came from, or why there were none; "topology"'s own source wins */
+    if (smr_get_opt_str(j, "topology_source", rec->levels.source, sizeof(rec->levels.source), err,
+                        n))
+        return -1;
     json_t *t = json_object_get(j, "topology");
     if (!t || json_is_null(t))
         return 0;

@@ -135,6 +135,8 @@ static void add_placed(json_t *j, const smr_record *rec)
     set(j, "placement", place);
     if (rec->bound)
         add_sockets(j, rec);
+    if (rec->levels.source[0]) /* where the levels came from, or why there are none */
+        set(j, "topology_source", json_string(rec->levels.source));
     if (rec->levels.nlevels > 0)
         set(j, "topology", smr_levels_json(rec));
 }

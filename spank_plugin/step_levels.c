@@ -10,11 +10,14 @@
 #include "smt_topology.h"
 #include "step_levels.h"
 
-static smp_status from_slurm(sm_slurm_topology_fn slurm, smt_topology **t, smp_error *err)
+/* Slurm's topology, and its plugin's name as the source, into source */
+static smp_status from_slurm(sm_slurm_topology_fn slurm, smt_topology **t, char *source,
+                             size_t source_len, smp_error *err)
 {
     char *text = NULL, plugin[64], msg[600];
     if (slurm(&text, plugin, sizeof(plugin), msg, sizeof(msg)))
         return smp_error_set(err, SMP_ERR_SYSTEM, "%s", msg);
+    snprintf(source, source_len, "slurm (%s)", plugin);
     if (!text)
         return SMP_OK; /* no level above nodes */
     smp_status s = smt_parse_printed(text, strlen(text), t, err);
@@ -30,21 +33,26 @@ smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
     kind[0] = '\0';
     smt_topology *t = NULL;
     smp_status s = SMP_OK;
-    if (pol->topology == SM_TOPOLOGY_NONE || (pol->topology == SM_TOPOLOGY_SLURM && !slurm))
+    /* the source is kept even where no level splits the step's nodes, so
+     * that the record says why the step was planned on nodes only */
+    if (pol->topology == SM_TOPOLOGY_NONE || (pol->topology == SM_TOPOLOGY_SLURM && !slurm)) {
+        snprintf(out->source, sizeof(out->source), "none");
         return SMP_OK;
-    if (pol->topology == SM_TOPOLOGY_FILE)
-        s = smt_load_conf(pol->topology_file, &t, err);
-    else
-        s = from_slurm(slurm, &t, err);
-    if (s || !t)
-        return s;
-    s = smt_levels_for(t, nodes, out, err);
-    if (!s && out->nlevels > 0) {
-        snprintf(kind, kind_len, "%s", smt_kind(t));
-        if (pol->topology == SM_TOPOLOGY_FILE)
-            snprintf(out->source, sizeof(out->source), "file %.*s",
-                     (int)sizeof(out->source) - 6, pol->topology_file);
     }
+    char source[sizeof(out->source)];
+    if (pol->topology == SM_TOPOLOGY_FILE) {
+        snprintf(source, sizeof(source), "file %.*s", (int)sizeof(source) - 6,
+                 pol->topology_file);
+        s = smt_load_conf(pol->topology_file, &t, err);
+    } else {
+        s = from_slurm(slurm, &t, source, sizeof(source), err);
+    }
+    if (!s && t)
+        s = smt_levels_for(t, nodes, out, err);
+    if (!s && t && out->nlevels > 0)
+        snprintf(kind, kind_len, "%s", smt_kind(t));
+    if (!s)
+        memcpy(out->source, source, sizeof(source));
     smt_free(t);
     return s;
 }

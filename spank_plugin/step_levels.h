@@ -19,7 +19,9 @@ typedef int (*sm_slurm_topology_fn)(char **text, char *plugin, size_t plugin_len
 /* Fills out with the levels of nodes: none (nlevels 0) with topology=none,
  * when Slurm knows no level above nodes, when slurm is NULL, or when the
  * step's nodes all share every group.  out->source says where they came
- * from: "slurm (topology/tree)", "file PATH"; kind (kind_len bytes) gets
+ * from, with or without levels: "slurm (topology/tree)", "file PATH",
+ * "slurm (topology/flat)" when Slurm has none, "none" (topology=none or
+ * no Slurm to ask); kind (kind_len bytes) gets
  * "topology/tree" or "topology/block" ("" without levels).  A topology
  * that cannot be read, is malformed, places a node twice or names none of
  * the step's nodes is an error (SMP_ERR_INPUT, or SMP_ERR_SYSTEM when

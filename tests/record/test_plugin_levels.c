@@ -156,7 +156,8 @@ static char *record_text(sm_step *st, const sm_policy *pol, uint32_t step)
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
         if (!strstr(line, "\"time\"") && !strstr(line, "\"step_id\"") &&
             !strstr(line, "\"plugin_ms\"") && !strstr(line, "\"plugin_cpu_ms\"") &&
-            !strstr(line, "\"alloc_check_ms\"") && !strstr(line, "\"hostfile\""))
+            !strstr(line, "\"alloc_check_ms\"") && !strstr(line, "\"hostfile\"") &&
+            !strstr(line, "\"topology_source\""))
             w += sprintf(w, "%s\n", line);
     return out;
 }
@@ -338,18 +339,26 @@ static void test_without_levels(void **state)
     char sum0[512], sum[512];
     assert_int_equal(plan(&st, &base, "auto:2d:5pt", NULL, hosts0, sizeof(hosts0)), 0);
     summary(&st, sum0, sizeof(sum0));
+    assert_string_equal(st.levels.source, "none"); /* no Slurm to ask */
     char *rec0 = record_text(&st, &base, 10);
     sm_step_release(&st);
     assert_null(strstr(rec0, "topology"));
+    /* the record still says where the (absent) levels came from */
     struct {
         const sm_policy *pol;
         const char *answer;
         const char *spec;
+        const char *source;
     } cases[] = {
-        {&none, tree_text, "auto:2d:5pt"},   /* the site turned levels off: Slurm not asked */
-        {&base, NULL, "auto:2d:5pt"},        /* topology/flat: nothing printed */
-        {&base, "", "auto:2d:5pt"},          /* an empty answer */
-        {&base, "SwitchName=s Level=0 LinkSpeed=1 Nodes=node[1-4]\n", "auto:2d:5pt"},
+        /* the site turned levels off: Slurm not asked */
+        {&none, tree_text, "auto:2d:5pt", "none"},
+        /* topology/flat: nothing printed */
+        {&base, NULL, "auto:2d:5pt", "slurm (topology/flat)"},
+        /* an empty answer */
+        {&base, "", "auto:2d:5pt", "slurm (topology/tree)"},
+        /* one switch over every node */
+        {&base, "SwitchName=s Level=0 LinkSpeed=1 Nodes=node[1-4]\n", "auto:2d:5pt",
+         "slurm (topology/tree)"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         answer = cases[i].answer;
@@ -358,6 +367,8 @@ static void test_without_levels(void **state)
         if (plan(&st, cases[i].pol, cases[i].spec, fake_slurm, hosts, sizeof(hosts)))
             fail_msg("case %zu: %s", i, st.error);
         assert_int_equal(st.levels.nlevels, 0);
+        if (strcmp(st.levels.source, cases[i].source))
+            fail_msg("case %zu: source '%s', not '%s'", i, st.levels.source, cases[i].source);
         assert_int_equal(asked, i == 0 ? 0 : 1);
         assert_string_equal(hosts, hosts0);
         summary(&st, sum, sizeof(sum));
@@ -367,6 +378,13 @@ static void test_without_levels(void **state)
         assert_null(getenv(SMP_ENV_LEVEL_NODES));
         char *rec = record_text(&st, cases[i].pol, (uint32_t)(11 + i));
         assert_string_equal(rec, rec0);
+        smr_record back;
+        char why[512];
+        if (smr_record_read(st.record, &back, why, sizeof(why)))
+            fail_msg("case %zu: reading the record back: %s", i, why);
+        assert_string_equal(back.levels.source, cases[i].source);
+        assert_int_equal(back.levels.nlevels, 0);
+        smr_record_free(&back);
         free(rec);
         sm_env_clear();
         unsetenv("SLURM_HOSTFILE");

@@ -166,6 +166,11 @@ t_none() { # SPEC
     local rec
     rec=$(sort -n out | awk 'NR == 1 { print $9 }')
     if grep -q '"topology"' "$rec"; then fail "the record has a topology"; return 1; fi
+    [ "$(json_get "$rec" 'd.get("topology_source")')" = none ] ||
+        { fail "the record's topology_source is not 'none'"; return 1; }
+    "$SM" audit --record "$rec" >audit.txt 2>&1 || true
+    grep -q "topology .*none: no level above the nodes" audit.txt ||
+        { fail "audit does not say the step had no level"; cat audit.txt; return 1; }
     awk '$0 ~ /STENCIL_MAP_LEVEL/ { exit 1 }' out || { fail "tasks got level variables"; return 1; }
     echo "no levels: summary, placement and record as without a topology"
 }

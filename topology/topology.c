@@ -104,7 +104,8 @@ smp_status smt_index_units(smt_topology *t, smp_error *err)
         return smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", t->source);
     for (int32_t i = 0; i < t->n; i++)
         t->byname[i] = i;
-    qsort_r(t->byname, (size_t)t->n, sizeof(int32_t), cmp_unit_name, t);
+    if (t->n > 1)
+        qsort_r(t->byname, (size_t)t->n, sizeof(int32_t), cmp_unit_name, t);
     for (int i = 1; i < t->n; i++) {
         const struct smt_unit *a = &t->u[t->byname[i - 1]], *b = &t->u[t->byname[i]];
         if (!strcmp(a->name, b->name))
@@ -188,7 +189,8 @@ static int cmp_member(const void *a, const void *b)
 
 smp_status smt_finish(smt_topology *t, smp_error *err)
 {
-    qsort(t->m, (size_t)t->nm, sizeof(*t->m), cmp_member);
+    if (t->nm > 1) /* with no member t->m may be NULL, which qsort must not get */
+        qsort(t->m, (size_t)t->nm, sizeof(*t->m), cmp_member);
     /* a loop: a walk up from any unit longer than the number of units */
     for (int32_t i = 0; i < t->n; i++) {
         int32_t v = i;

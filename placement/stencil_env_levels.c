@@ -5,7 +5,6 @@
  * the stencil edges that cross groups where the ranks really run.  Only
  * user processes read these (slurmstepd never does), and the reader
  * trusts nothing: every name, group and length is checked. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,21 +12,10 @@
 #include <stencilmap/placement.h>
 
 #include "stencil_env.h"
+#include "stencil_env_msg.h"
 
 _Static_assert(SMP_ENV_LEVELS_MAX_LEN < 128 * 1024, "below MAX_ARG_STRLEN");
 _Static_assert(SMP_ENV_MAX_LEVELS == SMP_MAX_LEVELS, "the placement core's levels");
-
-static int lv_msg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int lv_msg(char *msg, size_t len, const char *fmt, ...)
-{
-    if (msg && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 char *smp_env_format_level_nodes(char *const *names, int n, int *too_long)
 {
@@ -108,32 +96,32 @@ static int cmp_named(const void *a, const void *b)
 static int parse_names(const char *s, smp_env_levels *lv, char *msg, size_t len)
 {
     if (!*s)
-        return lv_msg(msg, len, "%s: empty", SMP_ENV_LEVEL_NODES);
+        return smp_env_msg(msg, len, "%s: empty", SMP_ENV_LEVEL_NODES);
     int n = 1;
     for (const char *p = s; *p; p++)
         n += *p == ',';
     if (!(lv->names = calloc((size_t)n, sizeof(char *))) ||
         !(lv->sorted = malloc(sizeof(int32_t) * (size_t)n)))
-        return lv_msg(msg, len, "%s: out of memory", SMP_ENV_LEVEL_NODES);
+        return smp_env_msg(msg, len, "%s: out of memory", SMP_ENV_LEVEL_NODES);
     const char *p = s;
     for (int i = 0; i < n; i++) {
         size_t l = strcspn(p, ",");
         if (l == 0 || l > SMP_ENV_NODE_NAME_MAX)
-            return lv_msg(msg, len, "%s: name %d is %s", SMP_ENV_LEVEL_NODES, i + 1,
+            return smp_env_msg(msg, len, "%s: name %d is %s", SMP_ENV_LEVEL_NODES, i + 1,
                           l ? "longer than 255 characters" : "empty");
         for (size_t k = 0; k < l; k++)
             if (!name_char(p[k]))
-                return lv_msg(msg, len, "%s: name %d '%.*s' holds '%c' (letters, digits, "
+                return smp_env_msg(msg, len, "%s: name %d '%.*s' holds '%c' (letters, digits, "
                               "'-', '_' and '.' only)", SMP_ENV_LEVEL_NODES, i + 1,
                               (int)(l > 40 ? 40 : l), p, p[k]);
         if (!(lv->names[i] = strndup(p, l)))
-            return lv_msg(msg, len, "%s: out of memory", SMP_ENV_LEVEL_NODES);
+            return smp_env_msg(msg, len, "%s: out of memory", SMP_ENV_LEVEL_NODES);
         lv->nnodes = i + 1;
         p += l + 1;
     }
     struct named *tmp = malloc(sizeof(*tmp) * (size_t)n);
     if (!tmp)
-        return lv_msg(msg, len, "%s: out of memory", SMP_ENV_LEVEL_NODES);
+        return smp_env_msg(msg, len, "%s: out of memory", SMP_ENV_LEVEL_NODES);
     for (int i = 0; i < n; i++)
         tmp[i] = (struct named){lv->names[i], i};
     qsort(tmp, (size_t)n, sizeof(*tmp), cmp_named);
@@ -142,7 +130,7 @@ static int parse_names(const char *s, smp_env_levels *lv, char *msg, size_t len)
     free(tmp);
     for (int i = 1; i < n; i++)
         if (!strcmp(lv->names[lv->sorted[i]], lv->names[lv->sorted[i - 1]]))
-            return lv_msg(msg, len, "%s: node '%.60s' is listed twice", SMP_ENV_LEVEL_NODES,
+            return smp_env_msg(msg, len, "%s: node '%.60s' is listed twice", SMP_ENV_LEVEL_NODES,
                           lv->names[lv->sorted[i]]);
     return 0;
 }
@@ -152,7 +140,7 @@ int smp_env_parse_levels(const char *nodes, const char *levels, smp_env_levels *
 {
     memset(lv, 0, sizeof(*lv));
     if (strlen(nodes) > SMP_ENV_LEVELS_MAX_LEN || strlen(levels) > SMP_ENV_LEVELS_MAX_LEN)
-        return lv_msg(msg, len, "%s: longer than %d bytes",
+        return smp_env_msg(msg, len, "%s: longer than %d bytes",
                       strlen(nodes) > SMP_ENV_LEVELS_MAX_LEN ? SMP_ENV_LEVEL_NODES : SMP_ENV_LEVELS,
                       SMP_ENV_LEVELS_MAX_LEN);
     if (parse_names(nodes, lv, msg, len))
@@ -160,10 +148,10 @@ int smp_env_parse_levels(const char *nodes, const char *levels, smp_env_levels *
     const char *p = levels;
     for (int l = 0;; l++) {
         if (l == SMP_ENV_MAX_LEVELS)
-            return lv_msg(msg, len, "%s: more than %d levels", SMP_ENV_LEVELS, SMP_ENV_MAX_LEVELS);
+            return smp_env_msg(msg, len, "%s: more than %d levels", SMP_ENV_LEVELS, SMP_ENV_MAX_LEVELS);
         size_t seg = strcspn(p, ";");
         if (!(lv->group[l] = malloc(sizeof(int32_t) * (size_t)lv->nnodes)))
-            return lv_msg(msg, len, "%s: out of memory", SMP_ENV_LEVELS);
+            return smp_env_msg(msg, len, "%s: out of memory", SMP_ENV_LEVELS);
         lv->nlevels = l + 1;
         const char *q = p;
         for (int i = 0; i < lv->nnodes; i++) {
@@ -178,14 +166,14 @@ int smp_env_parse_levels(const char *nodes, const char *levels, smp_env_levels *
                 v = v * 10 + (q[j] - '0');
             }
             if (!ok || v >= lv->nnodes)
-                return lv_msg(msg, len, "%s: level %d, node %d ('%.60s'): '%.*s' is not a group "
+                return smp_env_msg(msg, len, "%s: level %d, node %d ('%.60s'): '%.*s' is not a group "
                               "index in [0, %d)", SMP_ENV_LEVELS, l, i + 1, lv->names[i],
                               (int)(k > 20 ? 20 : k), q, lv->nnodes);
             lv->group[l][i] = (int32_t)v;
             q += k;
             int last = i == lv->nnodes - 1;
             if (last ? q != p + seg : *q != ',')
-                return lv_msg(msg, len, "%s: level %d has %s groups than the %d nodes of %s",
+                return smp_env_msg(msg, len, "%s: level %d has %s groups than the %d nodes of %s",
                               SMP_ENV_LEVELS, l, last ? "more" : "fewer", lv->nnodes,
                               SMP_ENV_LEVEL_NODES);
             q++;

@@ -94,7 +94,8 @@ int cli_socket_split(const smp_spec *spec, const smp_placement *pl, const int32_
 int cli_launcher_options(struct cli_opts *o);
 int cli_launcher_write(const struct cli_opts *o, const smp_spec *spec, const smp_nodes *nodes,
                        const smp_placement *pl, const int32_t *socket_of_rank);
-int cli_launcher_env(const struct cli_opts *o, const smp_spec *spec, const smp_placement *pl,
+int cli_launcher_env(const struct cli_opts *o, const smp_spec *spec, const smp_nodes *nodes,
+                     const smp_levels *levels, const smp_placement *pl,
                      const smp_placement *blocked);
 
 /* What plan and compare work on (instance.c). */

@@ -186,7 +186,7 @@ int cmd_plan(int argc, char **argv)
             fprintf(out, "%s:\n", smp_algorithm_name(r.pl.algorithm));
             cli_print_map(out, &in.spec.grid, &r.pl, &in.nodes);
         }
-        rc = cli_launcher_env(&in.o, &in.spec, &r.pl, &r.blocked);
+        rc = cli_launcher_env(&in.o, &in.spec, &in.nodes, &in.levels, &r.pl, &r.blocked);
     }
     smp_placement_free(&r.pl);
     smp_placement_free(&r.blocked);

@@ -66,7 +66,8 @@ int cli_launcher_write(const struct cli_opts *o, const smp_spec *spec, const smp
     return s ? cli_fail(&err) : 0;
 }
 
-int cli_launcher_env(const struct cli_opts *o, const smp_spec *spec, const smp_placement *pl,
+int cli_launcher_env(const struct cli_opts *o, const smp_spec *spec, const smp_nodes *nodes,
+                     const smp_levels *levels, const smp_placement *pl,
                      const smp_placement *blocked)
 {
     smp_error err;
@@ -82,9 +83,15 @@ int cli_launcher_env(const struct cli_opts *o, const smp_spec *spec, const smp_p
         return 0;
     }
     smp_task_env env;
+    bool too_long = false;
     if (smp_task_env_build(&env, &spec->grid, &spec->stencil, pl->algorithm, &pl->score,
-                           &blocked->score, &err))
+                           &blocked->score, &err) ||
+        smp_task_env_add_levels(&env, nodes->names, nodes->count, levels, pl->level, &too_long,
+                                &err))
         return cli_fail(&err);
+    if (too_long)
+        fprintf(stderr, "stencil-map: %d nodes are too many to hand their network levels to the "
+                "ranks: the in-job check counts the nodes only\n", nodes->count);
     const sml_env_opts eo = {o->output, in_allocation, SML_HYDRA_SRUN};
     smp_status s = sml_write_env(o->launcher, stdout, &env, &eo, &err);
     smp_task_env_free(&env);

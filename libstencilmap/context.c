@@ -23,6 +23,9 @@
 #define KEY_WEDGES "stencilmap.wedges"
 #define KEY_VSTATUS "stencilmap.vstatus"
 #define KEY_VERROR "stencilmap.verror"
+/* per network level l: "stencilmap.ledges.<l>", "stencilmap.lwedges.<l>" */
+#define KEY_LEDGES "stencilmap.ledges"
+#define KEY_LWEDGES "stencilmap.lwedges"
 
 struct stencilmap_ctx {
     int up; /* the transport is up (PMIx or PMI-1) */
@@ -322,6 +325,93 @@ stencilmap_status stencilmap_get_node(stencilmap_ctx *ctx, int64_t rank, char *b
 }
 
 /* ---- verify -------------------------------------------------------------------- */
+static const char *rank_node_name(void *arg, int64_t rank, stencilmap_status *st)
+{
+    const char *name;
+    stencilmap_status s = node_of(arg, rank, &name);
+    if (s) {
+        *st = s;
+        return NULL;
+    }
+    return name;
+}
+
+/* This rank's edges between groups of each network level, put for the
+ * gather (nothing on a step without levels); a failure to count them is
+ * this rank's local verdict, as verify_local's are. */
+static stencilmap_status put_level_edges(stencilmap_ctx *ctx, stencilmap_status *local)
+{
+    const stencilmap_place *pl = &ctx->place;
+    int64_t e[STENCILMAP_MAX_LEVELS] = {0};
+    double w[STENCILMAP_MAX_LEVELS] = {0};
+    if (*local == STENCILMAP_OK && ctx->env_status == STENCILMAP_OK) {
+        stencilmap_status s = sm_levels_rank_out(pl, ctx->rank, rank_node_name, ctx, e, w);
+        if (s)
+            *local = ctx_err(ctx, s, "rank %lld: counting the edges between network groups: %s",
+                             (long long)ctx->rank, stencilmap_strerror(s));
+    }
+    stencilmap_status st = STENCILMAP_OK;
+    for (int l = 0; l < pl->nlevels && !st; l++) {
+        char key[64];
+        snprintf(key, sizeof(key), "%s.%d", KEY_LEDGES, l);
+        st = put_u64(ctx, key, (uint64_t)e[l]);
+        snprintf(key, sizeof(key), "%s.%d", KEY_LWEDGES, l);
+        if (!st)
+            st = put_double(ctx, key, w[l]);
+    }
+    return st;
+}
+
+/* Every rank's edges between groups, then the figures per level. */
+static stencilmap_status gather_levels(stencilmap_ctx *ctx, const int32_t *node,
+                                       stencilmap_verify_result *res)
+{
+    const stencilmap_place *pl = &ctx->place;
+    if (!pl->nlevels)
+        return STENCILMAP_OK;
+    size_t n = (size_t)pl->nlevels * (size_t)ctx->size;
+    int64_t *e = malloc(sizeof(int64_t) * n);
+    double *w = malloc(sizeof(double) * n);
+    stencilmap_status st = e && w ? STENCILMAP_OK
+                                  : ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
+    for (int l = 0; l < pl->nlevels && !st; l++)
+        for (int64_t r = 0; r < ctx->size && !st; r++) {
+            char key[64];
+            double v = 0, vw = 0;
+            snprintf(key, sizeof(key), "%s.%d", KEY_LEDGES, l);
+            if (!(st = get_number(ctx, r, key, &v))) {
+                snprintf(key, sizeof(key), "%s.%d", KEY_LWEDGES, l);
+                st = get_number(ctx, r, key, &vw);
+            }
+            e[(size_t)l * (size_t)ctx->size + (size_t)r] = (int64_t)v;
+            w[(size_t)l * (size_t)ctx->size + (size_t)r] = vw;
+        }
+    if (!st && (st = sm_levels_aggregate(pl, ctx->size, node, res, e, w)))
+        ctx_err(ctx, st, "aggregating the edges between network groups: %s",
+                stencilmap_strerror(st));
+    free(e);
+    free(w);
+    return st;
+}
+
+/* What differs per level, appended to diff. */
+static void level_diff(const stencilmap_verify_result *res, char *diff, size_t len)
+{
+    size_t off = strlen(diff);
+    for (int l = 0; l < res->nlevels && res->has_level_planned && off < len; l++) {
+        if (res->level_observed_jsum[l] != res->level_planned_jsum[l])
+            off += (size_t)snprintf(diff + off, len - off,
+                                    "%slevel %d: J_sum between groups planned %lld observed %lld",
+                                    off ? "; " : "", l, (long long)res->level_planned_jsum[l],
+                                    (long long)res->level_observed_jsum[l]);
+        if (off < len && res->level_observed_jmax[l] != res->level_planned_jmax[l])
+            off += (size_t)snprintf(diff + off, len - off,
+                                    "%slevel %d: J_max between groups planned %lld observed %lld",
+                                    off ? "; " : "", l, (long long)res->level_planned_jmax[l],
+                                    (long long)res->level_observed_jmax[l]);
+    }
+}
+
 static int same_node(void *arg, int64_t a, int64_t b)
 {
     stencilmap_ctx *ctx = arg;
@@ -510,6 +600,8 @@ static stencilmap_status gather(stencilmap_ctx *ctx, stencilmap_verify_result *r
         agg.node_edges = agg.node_ranks = NULL;
     }
     stencilmap_edges_free(&agg);
+    if (st == STENCILMAP_OK)
+        st = gather_levels(ctx, node, res);
     free(node);
     free(edges);
     free(wedges);
@@ -538,6 +630,9 @@ stencilmap_status stencilmap_verify(stencilmap_ctx *ctx, stencilmap_verify_resul
     if (ctx->env_status == STENCILMAP_OK)
         local = verify_local(ctx, &edges, &weight, &checked, &wrong, wrong_msg, sizeof(wrong_msg));
     res->rank_edges = edges;
+    /* before the verdict's message is kept: counting may set it */
+    if ((st = put_level_edges(ctx, &local)))
+        return st;
     char localmsg[STENCILMAP_MSG_LEN];
     memcpy(localmsg, ctx->msg, sizeof(localmsg));
     st = put_u64(ctx, KEY_EDGES, (uint64_t)edges);
@@ -575,6 +670,7 @@ stencilmap_status stencilmap_verify(stencilmap_ctx *ctx, stencilmap_verify_resul
                      "%sJ_max planned %lld observed %lld", off ? "; " : "",
                      (long long)pl->planned_jmax, (long long)res->observed_jmax);
     }
+    level_diff(res, res->diff, sizeof(res->diff));
     res->agree = res->diff[0] == '\0';
     if (!res->agree) {
         ctx_err(ctx, STENCILMAP_ERR_MISMATCH, "%s", res->diff);

@@ -16,6 +16,12 @@
  *   STENCIL_MAP_ALGORITHM=NAME    construction used (optional)
  *   STENCIL_MAP_JSUM, _JMAX       planned figures (optional, both or none)
  *   STENCIL_MAP_BLOCKED_JSUM, _BLOCKED_JMAX   figures of the block layout
+ *   STENCIL_MAP_LEVEL_NODES=node1,node2,...   the step's nodes, and per
+ *   STENCIL_MAP_LEVELS=0,0,1,1;...            network level above them
+ *   STENCIL_MAP_LEVEL_JSUM, _LEVEL_JMAX       (switches, blocks; finest
+ *                                             first) each node's group and
+ *                                             the planned edges between
+ *                                             groups (optional, all or none)
  *
  * Rank r has the row-major coordinates of r (last dimension fastest), as
  * MPI_Cart_create numbers ranks without reordering; with
@@ -70,6 +76,7 @@ extern "C" {
 #define STENCILMAP_MAX_OFFSETS 4096
 #define STENCILMAP_MAX_OFFSET_ABS 1000000
 #define STENCILMAP_MAX_RANKS ((int64_t)INT32_MAX)
+#define STENCILMAP_MAX_LEVELS 4
 #define STENCILMAP_MSG_LEN 512
 
 typedef enum {
@@ -101,6 +108,12 @@ typedef struct {
     int has_blocked;
     int64_t blocked_jsum, blocked_jmax;
     int column_major;   /* STENCIL_MAP_ORDER=column-major: first dimension fastest */
+    /* network levels above the nodes (STENCIL_MAP_LEVELS): 0 when the step
+     * was planned without; their planned J figures per level */
+    int nlevels;
+    int has_level_planned;
+    int64_t level_planned_jsum[STENCILMAP_MAX_LEVELS], level_planned_jmax[STENCILMAP_MAX_LEVELS];
+    void *levels;       /* each node's groups, for stencilmap_node_group() */
 } stencilmap_place;
 
 /* ---- environment (no PMIx) --------------------------------------------- */
@@ -115,6 +128,10 @@ stencilmap_status stencilmap_place_parse(stencilmap_place *pl, stencilmap_getenv
 /* The same, from the process environment (getenv). */
 stencilmap_status stencilmap_place_from_env(stencilmap_place *pl, char *msg, size_t msglen);
 void stencilmap_place_free(stencilmap_place *pl);
+
+/* The group of the node called node at network level (0 the finest), or
+ * -1 when the place has no such level or node is not one of the step's. */
+int32_t stencilmap_node_group(const stencilmap_place *pl, int level, const char *node);
 
 /* Coordinates of rank / rank of coordinates, row-major or column-major as
  * the place says (no bounds check on coords beyond 0 <= c < dims). */
@@ -210,6 +227,14 @@ typedef struct {
     int64_t *node_ranks;     /* ranks on each node */
     int jmax_node;
     char diff[STENCILMAP_MSG_LEN]; /* what differs, "" when agree */
+    /* per network level (the place's nlevels; 0 without levels): edges
+     * between groups of nodes, planned and observed (J_max: the most
+     * leaving one group), compared like the node figures */
+    int nlevels;
+    int has_level_planned;
+    int64_t level_planned_jsum[STENCILMAP_MAX_LEVELS], level_planned_jmax[STENCILMAP_MAX_LEVELS];
+    int64_t level_observed_jsum[STENCILMAP_MAX_LEVELS], level_observed_jmax[STENCILMAP_MAX_LEVELS];
+    double level_observed_wsum[STENCILMAP_MAX_LEVELS], level_observed_wmax[STENCILMAP_MAX_LEVELS];
 } stencilmap_verify_result;
 
 /* Collective.  Every rank learns from PMIx where its stencil neighbours run
@@ -222,7 +247,9 @@ typedef struct {
  * and J_max equal the planned ones and every coordinate was right,
  * STENCILMAP_ERR_MISMATCH (res->diff names the difference) when not; without
  * planned figures (no STENCIL_MAP_JSUM) it returns STENCILMAP_OK with
- * res->has_planned = 0 when the coordinates were right.  Free with
+ * res->has_planned = 0 when the coordinates were right.  On a step planned
+ * on network levels the edges between groups are counted per level the
+ * same way and must equal STENCIL_MAP_LEVEL_JSUM/_JMAX too.  Free with
  * stencilmap_verify_result_free(). */
 stencilmap_status stencilmap_verify(stencilmap_ctx *ctx, stencilmap_verify_result *res);
 void stencilmap_verify_result_free(stencilmap_verify_result *res);

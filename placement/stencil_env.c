@@ -9,11 +9,11 @@
 #include <stencilmap/placement.h>
 
 #include "stencil_env.h"
+#include "stencil_env_msg.h"
 
 _Static_assert(SMP_ENV_LIST_LEN >= SMP_MAX_DIMS * 24, "a list of SMP_MAX_DIMS int64 fits");
 
-static int env_msg(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int env_msg(char *msg, size_t len, const char *fmt, ...)
+int smp_env_msg(char *msg, size_t len, const char *fmt, ...)
 {
     if (msg && len) {
         va_list ap;
@@ -55,14 +55,14 @@ int smp_env_parse_list(const char *name, const char *s, int max, int64_t lo, int
 {
     *n = 0;
     if (!*s)
-        return env_msg(msg, len, "%s: empty", name);
+        return smp_env_msg(msg, len, "%s: empty", name);
     for (const char *p = s;;) {
         const char *e = strchr(p, ',');
         size_t l = e ? (size_t)(e - p) : strlen(p);
         if (*n == max)
-            return env_msg(msg, len, "%s=%s: more than %d entries", name, s, max);
+            return smp_env_msg(msg, len, "%s=%s: more than %d entries", name, s, max);
         if (parse_int(p, l, lo, hi, &out[*n]))
-            return env_msg(msg, len, "%s=%s: entry %d '%.*s' is not an integer in [%lld, %lld]",
+            return smp_env_msg(msg, len, "%s=%s: entry %d '%.*s' is not an integer in [%lld, %lld]",
                            name, s, *n + 1, (int)(l > 40 ? 40 : l), p, (long long)lo,
                            (long long)hi);
         (*n)++;
@@ -82,7 +82,7 @@ int smp_env_parse_dims(const char *s, int64_t *dims, int *ndims, int64_t *size, 
     int64_t prod = 1;
     for (int i = 0; i < *ndims; i++) {
         if (prod > SMP_MAX_RANKS / dims[i])
-            return env_msg(msg, len, "%s=%s: more than %lld ranks", SMP_ENV_DIMS, s,
+            return smp_env_msg(msg, len, "%s=%s: more than %lld ranks", SMP_ENV_DIMS, s,
                            (long long)SMP_MAX_RANKS);
         prod *= dims[i];
     }
@@ -96,7 +96,7 @@ int smp_env_parse_order(const char *s, char *msg, size_t len)
         return 0;
     if (!strcmp(s, "column-major"))
         return 1;
-    return env_msg(msg, len, "%s='%.40s': must be row-major or column-major", SMP_ENV_ORDER, s);
+    return smp_env_msg(msg, len, "%s='%.40s': must be row-major or column-major", SMP_ENV_ORDER, s);
 }
 
 void smp_env_format_list(char *buf, size_t len, const int64_t *v, int n)

@@ -72,6 +72,45 @@ smp_status smp_task_env_build(smp_task_env *env, const smp_grid *g, const smp_st
     return SMP_OK;
 }
 
+smp_status smp_task_env_add_levels(smp_task_env *env, char *const *names, int nnodes,
+                                   const smp_levels *lv, const smp_score *level, bool *too_long,
+                                   smp_error *err)
+{
+    if (too_long)
+        *too_long = false;
+    if (!lv || lv->nlevels < 1)
+        return SMP_OK;
+    int long_text = 0;
+    char *nodes = smp_env_format_level_nodes(names, nnodes, &long_text);
+    char *groups = nodes ? smp_env_format_levels(lv->group_of_node, lv->nlevels, nnodes, &long_text)
+                         : NULL;
+    if (!nodes || !groups) {
+        free(nodes);
+        free(groups);
+        if (long_text) {
+            if (too_long)
+                *too_long = true;
+            return SMP_OK;
+        }
+        smp_task_env_free(env);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "task environment: out of memory");
+    }
+    int64_t js[SMP_MAX_LEVELS], jm[SMP_MAX_LEVELS];
+    for (int l = 0; l < lv->nlevels; l++) {
+        js[l] = level[l].j_sum;
+        jm[l] = level[l].j_max;
+    }
+    int rc = add(env, SMP_ENV_LEVEL_NODES, nodes);
+    rc |= add(env, SMP_ENV_LEVELS, groups);
+    rc |= add(env, SMP_ENV_LEVEL_JSUM, list_text(js, lv->nlevels));
+    rc |= add(env, SMP_ENV_LEVEL_JMAX, list_text(jm, lv->nlevels));
+    if (rc) {
+        smp_task_env_free(env);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "task environment: out of memory");
+    }
+    return SMP_OK;
+}
+
 void smp_task_env_free(smp_task_env *env)
 {
     for (int i = 0; i < env->count; i++)

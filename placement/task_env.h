@@ -14,8 +14,9 @@
 
 #include <stencilmap/placement.h>
 
-/* dims, periods, order, stencil, weights, algorithm, the four figures */
-#define SMP_TASK_ENV_MAX 10
+/* dims, periods, order, stencil, weights, algorithm, the four figures, and
+ * with network levels their nodes, groups and planned figures */
+#define SMP_TASK_ENV_MAX 14
 
 typedef struct {
     const char *name; /* an SMP_ENV_* name */
@@ -33,6 +34,17 @@ typedef struct {
 smp_status smp_task_env_build(smp_task_env *env, const smp_grid *g, const smp_stencil *st,
                               smp_algorithm alg, const smp_score *planned, const smp_score *blocked,
                               smp_error *err);
+/* Appends the network levels the ranks check themselves against
+ * (STENCIL_MAP_LEVEL_NODES, _LEVELS, _LEVEL_JSUM, _LEVEL_JMAX: the
+ * step's node names in plan order, each level's group of each node, and
+ * the planned inter-group figures level[l]) when lv has levels; nothing
+ * when it has none.  A step with too many nodes for the environment
+ * (SMP_ENV_LEVELS_MAX_LEN) gets nothing either and *too_long set (may be
+ * NULL): its ranks then check the nodes only.  On failure (out of memory)
+ * env is freed. */
+smp_status smp_task_env_add_levels(smp_task_env *env, char *const *names, int nnodes,
+                                   const smp_levels *lv, const smp_score *level, bool *too_long,
+                                   smp_error *err);
 void smp_task_env_free(smp_task_env *env);
 
 #endif

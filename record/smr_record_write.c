@@ -9,6 +9,7 @@
 #include "formats.h"
 #include "smr_atomic.h"
 #include "smr_record.h"
+#include "smr_record_read.h"
 
 void smr_record_init(smr_record *rec)
 {
@@ -134,6 +135,10 @@ static void add_placed(json_t *j, const smr_record *rec)
     set(j, "placement", place);
     if (rec->bound)
         add_sockets(j, rec);
+    if (rec->levels.source[0]) /* where the levels came from, or why there are none */
+        set(j, "topology_source", json_string(rec->levels.source));
+    if (rec->levels.nlevels > 0)
+        set(j, "topology", smr_levels_json(rec));
 }
 
 /* nothing placed: a fallback to blocked, or a plan that failed */

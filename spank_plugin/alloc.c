@@ -245,6 +245,14 @@ smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_n
                              "-w/--nodelist and -F/--nodefile cannot be combined with --stencil-map "
                              "(srun then ignores the plan's hostfile); narrow the allocation with "
                              "salloc -w instead, or use -N");
+    /* srun checks -r against -w before it reads the plan's SLURM_HOSTFILE
+     * into its node list (22.05's opt.c), so the two would meet in the
+     * step request with no word to the user: refuse it here instead */
+    if (a->relative)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "-r/--relative cannot be combined with --stencil-map (the plan's "
+                             "hostfile names the step's nodes); narrow the allocation with "
+                             "salloc -w instead, or leave -r out");
     if (a->nnodes && a->rules.refuses_nodes)
         return smp_error_set(err, SMP_ERR_INPUT,
                              "-N/--nodes %lld cannot be used with --stencil-map: srun of Slurm "

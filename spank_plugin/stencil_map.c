@@ -42,6 +42,7 @@
 #include "profile_check.h"
 #include "profile_launch.h"
 #include "record.h"
+#include "slurm_topology.h"
 #include "srun_rules.h"
 #include "stencil_env.h"
 #include "step.h"
@@ -245,7 +246,8 @@ static int apply_local(const char *spec, sm_spec_source src)
     if (json)
         pol.on_error = SM_ON_ERROR_BLOCKED; /* a learned spec never fails the user's step */
     int failed = sm_step_plan_json(&step, &pol, &srun_args, spec, json, src, tmp_parent(),
-                                   sm_alloc_check_current, sm_node_sockets_slurm);
+                                   sm_alloc_check_current, sm_node_sockets_slurm,
+                                   sm_slurm_topology_read);
     bool learned_spec = json != NULL;
     free(json);
     sm_learned_label(&learned, &step);

@@ -160,7 +160,8 @@ static smp_status build_blocks(struct printed_state *p, smp_error *err)
     for (int i = 0; i < n; i++)
         if (p->bl[i].aggregated)
             sizes[nsizes++] = p->bl[i].size;
-    qsort(sizes, (size_t)nsizes, sizeof(uint32_t), cmp_u32);
+    if (nsizes > 1)
+        qsort(sizes, (size_t)nsizes, sizeof(uint32_t), cmp_u32);
     int m = 0;
     for (int i = 0; i < nsizes; i++)
         if (m == 0 || sizes[m - 1] != sizes[i])

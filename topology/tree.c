@@ -59,7 +59,8 @@ static smp_status resolve_children(smt_topology *t, const struct smt_switch_rec 
         free(names[i]);
     free(names);
     if (!s) {
-        qsort(k->v, (size_t)k->n, sizeof(int32_t), cmp_i32);
+        if (k->n > 1)
+            qsort(k->v, (size_t)k->n, sizeof(int32_t), cmp_i32);
         int m = 0; /* a child named twice is one child */
         for (int i = 0; i < k->n; i++)
             if (m == 0 || k->v[m - 1] != k->v[i])

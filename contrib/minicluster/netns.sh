@@ -7,14 +7,20 @@
 # shaped to MINICLUSTER_RATE (the node's send and its receive side), so a
 # node's inter-node traffic shares one "NIC" the way it would on a real
 # cluster, while ranks on one node talk through shared memory or the
-# node's own loopback and never touch the shaped link.
+# node's own loopback and never touch the shaped link.  With
+# MINICLUSTER_GROUPS the nodes sit in groups, each behind a shaped uplink
+# of its own (groups.sh).
 #
 # Names derive from the port base, which already has to be unique per
 # cluster on a host: bridge mc<base>br, host-side veths mc<base>n<I>,
-# namespaces mc<base>-node<I>.  Every object is written to
+# namespaces mc<base>-node<I> (and per group mc<base>g<G>, mc<base>u<G>,
+# mc<base>c<G>).  Every object is written to
 # $RUN_DIR/net.made before it is created, and `down` removes exactly those.
 
 NET_MADE=$RUN_DIR/net.made
+
+# shellcheck source=groups.sh
+. "$(dirname "${BASH_SOURCE[0]}")/groups.sh"
 NET_IF=mcnet # the node's end of its veth, inside its namespace
 
 net_mode() {
@@ -48,11 +54,12 @@ net_prefix() { local s; s=$(net_subnet); echo "${s%.0/24}"; }
 net_node_addr() { echo "$(net_prefix).$1"; }
 net_host_addr() { echo "$(net_prefix).254"; }
 
-# Rate in bit/s from tc's notation (bit, kbit, mbit, gbit; SI prefixes).
-net_rate_bps() {
-    local r=${MINICLUSTER_RATE:-1gbit}
+# Rate in bit/s from tc's notation (bit, kbit, mbit, gbit; SI prefixes):
+# net_parse_rate NAME VALUE, NAME for the message.
+net_parse_rate() {
+    local name=$1 r=$2
     [[ $r =~ ^([0-9]+)(bit|kbit|mbit|gbit)$ ]] ||
-        die "MINICLUSTER_RATE must be a number with bit, kbit, mbit or gbit, e.g. 1gbit (got '$r')"
+        die "$name must be a number with bit, kbit, mbit or gbit, e.g. 1gbit (got '$r')"
     local v=${BASH_REMATCH[1]} u=${BASH_REMATCH[2]}
     case $u in
         bit) ;;
@@ -61,9 +68,10 @@ net_rate_bps() {
         gbit) v=$((v * 1000000000)) ;;
     esac
     [ "$v" -ge 8000 ] && [ "$v" -le 100000000000 ] ||
-        die "MINICLUSTER_RATE must be between 8kbit and 100gbit (got '$r')"
+        die "$name must be between 8kbit and 100gbit (got '$r')"
     echo "$v"
 }
+net_rate_bps() { net_parse_rate MINICLUSTER_RATE "${MINICLUSTER_RATE:-1gbit}"; }
 
 # One-way delay per shaped link end: 0, or a number with us or ms.
 net_delay() {
@@ -78,6 +86,7 @@ net_delay() {
 net_validate() {
     local v
     v=$(net_mode)
+    net_groups_validate
     [ "$v" = netns ] || return 0
     v=$(net_subnet)
     v=$(net_rate_bps)
@@ -85,7 +94,7 @@ net_validate() {
 }
 
 net_signature() {
-    echo "net=netns subnet=$(net_subnet) rate=$(net_rate_bps)bit delay=$(net_delay)"
+    echo "net=netns subnet=$(net_subnet) rate=$(net_rate_bps)bit delay=$(net_delay)$(net_groups_signature)"
 }
 
 # netem does rate and delay; without it (kernels built without
@@ -113,12 +122,13 @@ net_check() {
     [ -z "$used" ] || die "subnet $(net_subnet) is already on this host ($used); set MINICLUSTER_SUBNET"
 }
 
-# Shape the egress of device $1 (in namespace $2, or the root one if empty).
+# Shape the egress of device $1 (in namespace $2, or the root one if empty)
+# to $3 bit/s (default: the node links' rate).
 net_shape() {
-    local dev=$1 ns=$2 bps burst limit delay
+    local dev=$1 ns=$2 bps=${3:-} burst limit delay
     local -a tcn=(tc)
     [ -n "$ns" ] && tcn=(tc -n "$ns")
-    bps=$(net_rate_bps)
+    [ -n "$bps" ] || bps=$(net_rate_bps)
     delay=$(net_delay)
     # Queue up to 200 ms of traffic (at least 2 MiB): many TCP flows share
     # one link and a short queue would make them lose packets and stall.
@@ -148,6 +158,7 @@ net_up() {
     ip link add name "$br" type bridge forward_delay 0 stp_state 0 || return 1
     ip addr add "$(net_host_addr)/24" dev "$br" || return 1
     ip link set "$br" up || return 1
+    net_groups_up || return 1
     for ((i = 1; i <= n; i++)); do
         ns=$(net_ns "$i")
         veth=$(net_veth "$i")
@@ -155,7 +166,7 @@ net_up() {
         ip netns add "$ns" || return 1
         net_record link "$veth"
         ip link add "$veth" type veth peer name "$NET_IF" netns "$ns" || return 1
-        ip link set "$veth" master "$br" up || return 1
+        ip link set "$veth" master "$(net_node_bridge "$i")" up || return 1
         ip -n "$ns" link set lo up || return 1
         ip -n "$ns" addr add "$(net_node_addr "$i")/24" dev "$NET_IF" || return 1
         ip -n "$ns" link set "$NET_IF" up || return 1
@@ -221,4 +232,5 @@ net_status() {
                 "$(tc -n "$name" qdisc show dev "$NET_IF" 2>/dev/null | head -1)"
         fi
     done <"$NET_MADE"
+    net_groups_status
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer harnesses with clang (ASan + UBSan) straight from the
 # placement sources and runs each for FUZZ_SECONDS (default 300), starting
-# from the shipped specs and the hand-made nasty cases in seeds/.  Prints
+# from the shipped specs, the hand-made nasty cases in seeds/ and the inputs
+# that once crashed a harness (found/HARNESS-*, kept after the fix).  Prints
 # executions and crashes per harness; exits non-zero on any crash.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,6 +59,10 @@ for h in spec hostlist plan topology; do
             done
         done ;;
     esac
+    # inputs that once crashed a harness: run first, so a regression fails at once
+    for f in "$here"/found/"$h"-*; do
+        [ -e "$f" ] && cp "$f" "$corpus"/
+    done
     log="$work/fuzz_$h.log"
     set +e
     (cd "$work" && ./fuzz_"$h" -max_total_time="$seconds" -max_len=1100000 -rss_limit_mb=2048 \

@@ -2,8 +2,11 @@
 /* CMocka: the STENCIL_MAP_* variables that the plugin sets and that
  * `stencil-map plan --env` prints (smp_task_env_build) are what
  * libstencilmap reads back: grid, order, stencil, weights and figures, on
- * named specs (weighted, column-major, 3-D, periodic).  No PMIx needed. */
+ * named specs (weighted, column-major, 3-D, periodic), and with network
+ * levels each node's groups and the planned figures between groups.  No
+ * PMIx needed. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -117,12 +120,73 @@ static void test_column_major(void **state)
                0);
 }
 
+/* Two leaf switches of two nodes under one spine, and a leaf level only:
+ * what smp_task_env_add_levels hands out is each node's groups and the
+ * planned inter-group figures, as the library reads them back. */
+static void test_levels(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_spec spec;
+    smp_nodes nodes;
+    assert_int_equal(smp_nodes_parse(&nodes, "n[1-4]", "8", &err), SMP_OK);
+    assert_int_equal(smp_spec_load(&spec, "auto:2d:5pt", smp_specs_dir(), &err), SMP_OK);
+    assert_int_equal(smp_spec_resolve(&spec, 32, &err), SMP_OK);
+    int32_t leaf[4] = {0, 0, 1, 1};
+    smp_levels lv = {.nlevels = 1, .nnodes = 4, .ngroups = {2}};
+    lv.group_of_node[0] = leaf;
+    smp_plan_opts o = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .effort = 1,
+                       .levels = &lv};
+    smp_placement pl, blk;
+    assert_int_equal(smp_plan_with(&spec.grid, &spec.stencil, nodes.slots, nodes.count, &o, &pl,
+                                   &err), SMP_OK);
+    assert_int_equal(pl.nlevels, 1);
+    assert_int_equal(
+        smp_plan(&spec.grid, &spec.stencil, nodes.slots, nodes.count, SMP_ALG_BLOCKED, &blk, &err),
+        SMP_OK);
+    smp_task_env env;
+    bool too_long = true;
+    assert_int_equal(smp_task_env_build(&env, &spec.grid, &spec.stencil, pl.algorithm, &pl.score,
+                                        &blk.score, &err), SMP_OK);
+    int base = env.count;
+    /* no levels: nothing added */
+    smp_levels none = {0};
+    assert_int_equal(smp_task_env_add_levels(&env, nodes.names, nodes.count, &none, pl.level,
+                                             &too_long, &err), SMP_OK);
+    assert_int_equal(env.count, base);
+    assert_false(too_long);
+    assert_int_equal(smp_task_env_add_levels(&env, nodes.names, nodes.count, &lv, pl.level,
+                                             &too_long, &err), SMP_OK);
+    assert_false(too_long);
+    assert_int_equal(env.count, base + 4);
+    assert_string_equal(env_get(SMP_ENV_LEVEL_NODES, &env), "n1,n2,n3,n4");
+
+    stencilmap_place place;
+    char msg[STENCILMAP_MSG_LEN];
+    if (stencilmap_place_parse(&place, env_get, &env, msg, sizeof(msg)))
+        fail_msg("the library refused the level variables: %s", msg);
+    assert_int_equal(place.nlevels, 1);
+    assert_true(place.has_level_planned);
+    assert_int_equal(place.level_planned_jsum[0], pl.level[0].j_sum);
+    assert_int_equal(place.level_planned_jmax[0], pl.level[0].j_max);
+    for (int n = 0; n < 4; n++)
+        assert_int_equal(stencilmap_node_group(&place, 0, nodes.names[n]), leaf[n]);
+    assert_int_equal(stencilmap_node_group(&place, 0, "n5"), -1);
+    stencilmap_place_free(&place);
+    smp_task_env_free(&env);
+    smp_placement_free(&pl);
+    smp_placement_free(&blk);
+    smp_spec_free(&spec);
+    smp_nodes_free(&nodes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_named_specs),
         cmocka_unit_test(test_weighted),
         cmocka_unit_test(test_column_major),
+        cmocka_unit_test(test_levels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,9 @@ mkdir -p "$src" "$obj"
         printf '%s\0' "$f"
         if ! cmp -s "$f" "$src/$f"; then
             mkdir -p "$src/$(dirname "$f")"
-            cp -p "$f" "$src/$f"
+            # a fresh mtime, not the tree's: a file edited while an earlier
+            # copy was being built is older than that build's objects
+            cp --preserve=mode "$f" "$src/$f"
         fi
     done) >"$manifest.new"
 if [ -f "$manifest" ]; then

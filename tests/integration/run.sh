@@ -642,6 +642,7 @@ run_test b-unknown-stencil t_error "stencil: unknown name 'no_such_stencil'" 32 
 run_test b-unknown-stencil-compact t_error "stencil: unknown name 'nosuch'" 32 --stencil-map=auto:2d:nosuch
 run_test b-too-many-ranks t_error 'infeasible: 40 ranks but only 32 slots' 32 -n40 --stencil-map=auto:2d:5pt
 run_test b-nodelist-conflict t_error 'nodelist' 32 -w node1 --stencil-map=auto:2d:5pt
+run_test b-relative-conflict t_error 'relative cannot be combined' 32 -r 1 --stencil-map=auto:2d:5pt
 run_test b-quiet t_quiet
 run_test b-remote-forged-dims t_remote_forged
 run_test b-default t_default

@@ -153,6 +153,9 @@ static void test_bad_input(void **state)
     const char *const w[] = {"srun", "-w", "a1", "./app", NULL};
     assert_int_equal(read_alloc(w, &nodes, &job_ntasks, &err), SMP_ERR_INPUT);
     assert_non_null(strstr(err.msg, "-w/--nodelist"));
+    const char *const r[] = {"srun", "-r", "1", "./app", NULL};
+    assert_int_equal(read_alloc(r, &nodes, &job_ntasks, &err), SMP_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "-r/--relative cannot be combined"));
     const char *const n4[] = {"srun", "-N", "4", "./app", NULL};
     assert_int_equal(read_alloc(n4, &nodes, &job_ntasks, &err), SMP_ERR_INFEASIBLE);
     assert_non_null(strstr(err.msg, "4 nodes requested but the allocation has 3"));

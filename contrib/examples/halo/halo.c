@@ -13,7 +13,9 @@
  * stencil offset, and times MPI_Neighbor_alltoall of BYTES per neighbour.
  * Every received block is checked (it carries its sender's rank and the
  * iteration).  Rank 0 prints the time per iteration (the slowest rank's)
- * as median, min and max.  Exit 0 on success, 1 when a block was wrong,
+ * as median, min and max, the messages per iteration that cross nodes and,
+ * where Slurm has a topology (SLURM_TOPOLOGY_ADDR), those that cross leaf
+ * switches.  Exit 0 on success, 1 when a block was wrong,
  * 2 on bad arguments or environment. */
 #include <getopt.h>
 #include <mpi.h>
@@ -164,6 +166,53 @@ static void count_nodes(const int *dsts, int outdeg, int rank, int size, long lo
     free(names);
 }
 
+/* The leaf switch (or block) of this rank's node: SLURM_TOPOLOGY_ADDR,
+ * which slurmstepd sets from Slurm's topology ("s0.s1.node7" under
+ * topology/tree, "block1.node7" under topology/block), without its last
+ * part, the node.  Empty when Slurm knows no topology. */
+static void leaf_switch(char *leaf, size_t len)
+{
+    const char *addr = getenv("SLURM_TOPOLOGY_ADDR");
+    const char *dot = addr ? strrchr(addr, '.') : NULL;
+    leaf[0] = '\0';
+    if (dot && (size_t)(dot - addr) < len)
+        snprintf(leaf, len, "%.*s", (int)(dot - addr), addr);
+}
+
+/* On rank 0, the messages per iteration that leave their leaf switch
+ * (*remote_all) and the number of leaf switches, or -1 for both when some
+ * rank's node has no topology address. */
+static void count_switches(const int *dsts, int outdeg, int rank, int size, long long *remote_all,
+                           int *nswitches)
+{
+    enum { LEN = 256 };
+    char leaf[LEN];
+    leaf_switch(leaf, sizeof(leaf));
+    char *leaves = malloc((size_t)size * LEN);
+    if (!leaves)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Allgather(leaf, LEN, MPI_CHAR, leaves, LEN, MPI_CHAR, MPI_COMM_WORLD);
+    long long remote = 0;
+    for (int k = 0; k < outdeg; k++)
+        remote += strcmp(leaves + (size_t)dsts[k] * LEN, leaf) != 0;
+    MPI_Reduce(&remote, remote_all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    *nswitches = 0;
+    if (!rank) {
+        for (int r = 0; r < size && *nswitches >= 0; r++) {
+            int seen = 0;
+            if (!leaves[(size_t)r * LEN])
+                *nswitches = -1;
+            for (int q = 0; q < r && !seen; q++)
+                seen = !strcmp(leaves + (size_t)q * LEN, leaves + (size_t)r * LEN);
+            if (*nswitches >= 0)
+                *nswitches += !seen;
+        }
+        if (*nswitches < 0)
+            *remote_all = -1;
+    }
+    free(leaves);
+}
+
 /* The neighbour lists and buffers of one rank's exchange. */
 struct halo {
     MPI_Comm graph;
@@ -202,7 +251,8 @@ static long exchange(const struct halo *h, const struct opts *o, int rank, doubl
 
 /* Rank 0's report; tmax holds the slowest rank's time of each iteration. */
 static void report(const struct opts *o, const stencilmap_place *pl, const char *source, int size,
-                   int nnodes, long long remote_all, double *tmax, long bad_all)
+                   int nnodes, long long remote_all, int nswitches, long long switch_all,
+                   double *tmax, long bad_all)
 {
     long iters = o->iters;
     qsort(tmax, (size_t)iters, sizeof(double), cmp_double);
@@ -217,6 +267,10 @@ static void report(const struct opts *o, const stencilmap_place *pl, const char 
            size, nnodes, dims, source, pl->noffsets,
            getenv("STENCIL_MAP_ALGORITHM") ? getenv("STENCIL_MAP_ALGORITHM") : "no placement",
            o->bytes, remote_all);
+    if (nswitches > 0)
+        printf("halo: %d leaf switches (SLURM_TOPOLOGY_ADDR), %lld inter-switch messages per "
+               "iteration\n",
+               nswitches, switch_all);
     printf("halo: %ld iterations (+%ld warm-up): time per iteration median %.1f us, min %.1f us, "
            "max %.1f us; halo check %s\n",
            iters, o->warmup, med * 1e6, tmax[0] * 1e6, tmax[iters - 1] * 1e6,
@@ -299,6 +353,9 @@ int main(int argc, char **argv)
     long long remote_all = 0;
     int nnodes;
     count_nodes(h.dsts, h.outdeg, rank, size, &remote_all, &nnodes);
+    long long switch_all = 0;
+    int nswitches;
+    count_switches(h.dsts, h.outdeg, rank, size, &switch_all, &nswitches);
 
     double *times = malloc(sizeof(double) * (size_t)o.iters);
     double *tmax = malloc(sizeof(double) * (size_t)o.iters);
@@ -310,7 +367,7 @@ int main(int argc, char **argv)
     MPI_Reduce(times, tmax, (int)o.iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Allreduce(&bad, &bad_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (!rank)
-        report(&o, &pl, source, size, nnodes, remote_all, tmax, bad_all);
+        report(&o, &pl, source, size, nnodes, remote_all, nswitches, switch_all, tmax, bad_all);
     free(h.srcs);
     free(h.dsts);
     free(h.sendbuf);

@@ -62,7 +62,8 @@ static void parent_figures(const double *out, const int32_t *first, int nparts, 
 }
 
 /* Splits every parent by recursive coordinate bisection too, its first
- * cut across the widest axis and across each axis in turn, and takes
+ * cut across the widest axis (and on small grids across each axis in
+ * turn), and takes
  * each split into label[] for the parents where it is better by obj than
  * what label[] holds. */
 static smp_status rcb_where_better(const smp_grid *grid, const smp_stencil *st,
@@ -84,7 +85,11 @@ static smp_status rcb_where_better(const smp_grid *grid, const smp_stencil *st,
     if ((s = label_cuts(grid, st, label, nchild, out, err)))
         goto done;
     parent_figures(out, first, nparts, m1, s1);
-    for (int axis = -1; axis < grid->ndims; axis++) {
+    /* the first cut across each axis in turn on small grids only: on 1M
+     * ranks each such pass costs about 50 ms (a fifth of groups first)
+     * for node J_sum 0.06 % lower than with the widest axis alone */
+    int last_axis = smp_anneal_applies(grid, st) ? grid->ndims : 0;
+    for (int axis = -1; axis < last_axis; axis++) {
         if ((s = smp_rcb_within(grid, st, ccap, nchild, part, first, nparts, axis, alt, err)) ||
             (s = label_cuts(grid, st, alt, nchild, out, err)))
             goto done;

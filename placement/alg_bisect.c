@@ -42,6 +42,8 @@ struct bs_ctx {
     int64_t stride[SMP_MAX_DIMS];
     int32_t *coord;       /* coord[axis * p + r]: divisions done once */
     int64_t p;
+    bool rcb;             /* no search: across the widest axis, at the middle */
+    int rcb_first;        /* rcb: the axis of each part's first cut (-1: widest) */
 };
 
 static inline int64_t coord_of(const struct bs_ctx *c, int32_t r, int axis)
@@ -49,35 +51,39 @@ static inline int64_t coord_of(const struct bs_ctx *c, int32_t r, int axis)
     return c->coord[(size_t)axis * (size_t)c->p + (size_t)r];
 }
 
-/* Stable counting sort of a[0, n) by the coordinate along axis, into a. */
-static void sort_axis(struct bs_ctx *c, int32_t *a, int64_t n, int axis, bool descending)
+/* Stable counting sort of a[0, n) by the coordinate along axis, into a;
+ * the coordinates lie in [lo, hi] (the region's span: counting over the
+ * span, not the whole axis, keeps small regions of a long grid cheap). */
+static void sort_axis(struct bs_ctx *c, int32_t *a, int64_t n, int axis, int64_t lo, int64_t hi,
+                      bool descending)
 {
-    int64_t len = c->grid->dims[axis];
+    int64_t len = hi - lo + 1;
     memset(c->count, 0, sizeof(int64_t) * (size_t)(len + 1));
     for (int64_t i = 0; i < n; i++) {
-        int64_t x = coord_of(c, a[i], axis);
+        int64_t x = coord_of(c, a[i], axis) - lo;
         c->count[(descending ? len - 1 - x : x) + 1]++;
     }
     for (int64_t x = 0; x < len; x++)
         c->count[x + 1] += c->count[x];
     for (int64_t i = 0; i < n; i++) {
-        int64_t x = coord_of(c, a[i], axis);
+        int64_t x = coord_of(c, a[i], axis) - lo;
         c->tmp[c->count[descending ? len - 1 - x : x]++] = a[i];
     }
     memcpy(a, c->tmp, sizeof(int32_t) * (size_t)n);
 }
 
 /* Puts a[0, n) in staircase order: by k, then j (j == k: no second axis),
- * then the other axes in index order. */
-static void staircase(struct bs_ctx *c, int32_t *a, int64_t n, int k, int j, bool descending)
+ * then the other axes in index order; mn, mx: the region's span. */
+static void staircase(struct bs_ctx *c, int32_t *a, int64_t n, int k, int j, bool descending,
+                      const int64_t *mn, const int64_t *mx)
 {
     int d = c->grid->ndims;
     for (int i = d - 1; i >= 0; i--) /* least significant key first */
         if (i != k && i != j)
-            sort_axis(c, a, n, i, false);
+            sort_axis(c, a, n, i, mn[i], mx[i], false);
     if (j != k)
-        sort_axis(c, a, n, j, false);
-    sort_axis(c, a, n, k, descending);
+        sort_axis(c, a, n, j, mn[j], mx[j], false);
+    sort_axis(c, a, n, k, mn[k], mx[k], descending);
 }
 
 /* Weight of the stencil edges between a[0, split) and a[split, n). */
@@ -122,6 +128,7 @@ static double cut_weight(struct bs_ctx *c, const int32_t *a, int64_t n, int64_t 
 struct bs_job {
     int64_t lo, hi; /* the region: perm[lo, hi) */
     int a, b;       /* its nodes [a, b) */
+    bool first;     /* a whole part (or the grid), not yet cut */
 };
 
 /* Splits job j in two; pushes the halves onto jobs (room for both). */
@@ -160,7 +167,19 @@ static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int
     double best = -1;
     int bk = 0, bj = 0, bm = mid;
     bool bdesc = false;
-    for (int k = 0; k < d; k++) {
+    if (c->rcb) { /* the widest axis, then the next widest (none: a cell) */
+        for (int k = 0; k < d; k++)
+            if (mx[k] - mn[k] > mx[bk] - mn[bk])
+                bk = k;
+        if (job.first && c->rcb_first >= 0 && mx[c->rcb_first] > mn[c->rcb_first])
+            bk = c->rcb_first;
+        bj = bk;
+        for (int j = 0; j < d; j++)
+            if (j != bk && mx[j] > mn[j] && (bj == bk || mx[j] - mn[j] > mx[bj] - mn[bj]))
+                bj = j;
+        best = mx[bk] > mn[bk] ? 0 : -1;
+    }
+    for (int k = 0; k < d && !c->rcb; k++) {
         if (mx[k] == mn[k])
             continue;
         for (int j = 0; j < d; j++) {
@@ -169,7 +188,7 @@ static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int
             if ((j == k && d > 1) || (j != k && mx[j] == mn[j]))
                 continue;
             for (int desc = 0; desc < 2; desc++) {
-                staircase(c, reg, n, k, j, desc);
+                staircase(c, reg, n, k, j, desc, mn, mx);
                 for (int m = mid - SPLIT_SPREAD; m <= mid + SPLIT_SPREAD; m++) {
                     if (m <= a || m >= b)
                         continue;
@@ -188,11 +207,11 @@ static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int
         }
     }
     if (best >= 0)
-        staircase(c, reg, n, bk, bj, bdesc);
+        staircase(c, reg, n, bk, bj, bdesc, mn, mx);
     /* else: a single cell per node is left; any order will do */
     int64_t split = c->prefix[bm] - c->prefix[a];
-    jobs[(*njobs)++] = (struct bs_job){lo + split, hi, bm, b};
-    jobs[(*njobs)++] = (struct bs_job){lo, lo + split, a, bm};
+    jobs[(*njobs)++] = (struct bs_job){lo + split, hi, bm, b, false};
+    jobs[(*njobs)++] = (struct bs_job){lo, lo + split, a, bm, false};
 }
 
 /* The context's tables: node prefixes, the rank permutation and its
@@ -260,7 +279,7 @@ static smp_status bs_seed_jobs(struct bs_ctx *c, int nnodes, const int32_t *part
                                smp_error *err)
 {
     if (!part_of_rank) {
-        jobs[(*njobs)++] = (struct bs_job){0, c->p, 0, nnodes};
+        jobs[(*njobs)++] = (struct bs_job){0, c->p, 0, nnodes, true};
         return SMP_OK;
     }
     int64_t *fill = malloc(sizeof(int64_t) * ((size_t)nparts + 1));
@@ -274,7 +293,7 @@ static smp_status bs_seed_jobs(struct bs_ctx *c, int nnodes, const int32_t *part
     for (int q = 0; q < nparts; q++)
         if (first[q + 1] > first[q])
             jobs[(*njobs)++] = (struct bs_job){c->prefix[first[q]], c->prefix[first[q + 1]], first[q],
-                                               first[q + 1]};
+                                               first[q + 1], true};
     return SMP_OK;
 }
 
@@ -285,9 +304,10 @@ static smp_status bs_seed_jobs(struct bs_ctx *c, int nnodes, const int32_t *part
  * A region is any set of cells, so each part is split on its own. */
 static smp_status bisect_parts(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                                int nnodes, const int32_t *part_of_rank, const int32_t *first,
-                               int nparts, int32_t *node_of_rank, smp_error *err)
+                               int nparts, int rcb, int32_t *node_of_rank, smp_error *err)
 {
-    struct bs_ctx c = {.grid = grid, .cap = cap, .node_of_rank = node_of_rank};
+    struct bs_ctx c = {.grid = grid, .cap = cap, .node_of_rank = node_of_rank, .rcb = rcb > 0,
+                       .rcb_first = rcb - 2};
     /* a stack of jobs rather than recursion: with very uneven nodes the
      * splits can nest as deep as there are nodes; every split adds one
      * job net, so nnodes + nparts + 1 entries are enough */
@@ -310,12 +330,22 @@ static smp_status bisect_parts(const smp_grid *grid, const smp_stencil *st, cons
 smp_status smp_place_bisect(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                             int nnodes, int32_t *node_of_rank, smp_error *err)
 {
-    return bisect_parts(grid, st, cap, nnodes, NULL, NULL, 0, node_of_rank, err);
+    return bisect_parts(grid, st, cap, nnodes, NULL, NULL, 0, 0, node_of_rank, err);
 }
 
 smp_status smp_bisect_within(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                              int ngroups, const int32_t *part_of_rank, const int32_t *first,
                              int nparts, int32_t *group_of_rank, smp_error *err)
 {
-    return bisect_parts(grid, st, cap, ngroups, part_of_rank, first, nparts, group_of_rank, err);
+    return bisect_parts(grid, st, cap, ngroups, part_of_rank, first, nparts, 0, group_of_rank,
+                        err);
+}
+
+smp_status smp_rcb_within(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                          int ngroups, const int32_t *part_of_rank, const int32_t *first,
+                          int nparts, int first_axis, int32_t *group_of_rank, smp_error *err)
+{
+    /* bisect_parts' rcb: 0 none, 1 widest first, 2 + axis that axis first */
+    return bisect_parts(grid, st, cap, ngroups, part_of_rank, first, nparts,
+                        first_axis < 0 ? 1 : 2 + first_axis, group_of_rank, err);
 }

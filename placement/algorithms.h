@@ -29,6 +29,16 @@ smp_status smp_place_bisect(const smp_grid *, const smp_stencil *, const int32_t
 smp_status smp_bisect_within(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                              int ngroups, const int32_t *part_of_rank, const int32_t *first,
                              int nparts, int32_t *group_of_rank, smp_error *err);
+/* The same without the search (recursive coordinate bisection): each
+ * region cut across its widest axis (each part's first cut across
+ * first_axis, if >= 0 and the part spans it), ordered along the next
+ * widest, at the node split nearest half.  A second way to split a group into nodes
+ * (plan_levels.c): where a group's region has a thin tail, the search's
+ * cheapest first cut can leave the tail to one node, while cuts across
+ * the widest axis share it out. */
+smp_status smp_rcb_within(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                          int ngroups, const int32_t *part_of_rank, const int32_t *first,
+                          int nparts, int first_axis, int32_t *group_of_rank, smp_error *err);
 /* Refinement that only moves ranks between labels with the same parent:
  * parent[label] (e.g. the node of a socket group), so the parents' rank
  * sets never change. */

@@ -20,97 +20,23 @@
  * best (the default): both, and the better by the levelled objective
  * (smp_levels_better: the coarsest level first, each by the objective,
  * then the nodes).  The groups-first plan is relabelled too, which may
- * only lower its group figures. */
+ * only lower its group figures; on small grids its coarsest groups are
+ * then polished (polish.c) and split again while that lowers them, and
+ * the groups the nodes-first plan falls into, polished, are a second
+ * start for groups first. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "levels_internal.h"
 
-/* Splits the ranks of each group of level l + 1 (cur[r], a group of level
- * l + 1) over its units of level l (l < 0: its nodes), exact shares. */
-static smp_status split_down(const smp_grid *grid, const smp_stencil *st, const int32_t *capnode,
-                             int nnodes, const smp_levels *lv, int l, smp_objective obj, int effort,
-                             int32_t *cur, int32_t *part, int32_t *label, smp_error *err)
-{
-    int npar = lv->ngroups[l + 1], nunits = l >= 0 ? lv->ngroups[l] : nnodes;
-    const int32_t *up = lv->group_of_node[l + 1];
-    int64_t *ucap = calloc((size_t)nunits, sizeof(int64_t));
-    int64_t *pcap = calloc((size_t)npar, sizeof(int64_t));
-    int32_t *upar = malloc(sizeof(int32_t) * (size_t)nunits);
-    int32_t *pidx = malloc(sizeof(int32_t) * (size_t)npar);
-    int32_t *first = calloc((size_t)npar + 2, sizeof(int32_t));
-    int32_t *ccap = malloc(sizeof(int32_t) * (size_t)nunits);
-    int32_t *cunit = malloc(sizeof(int32_t) * (size_t)nunits);
-    int32_t *cpar = malloc(sizeof(int32_t) * (size_t)nunits);
-    smp_status s = SMP_OK;
-    if (!ucap || !pcap || !upar || !pidx || !first || !ccap || !cunit || !cpar) {
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
-        goto done;
-    }
-    for (int n = 0; n < nnodes; n++) {
-        int32_t u = l >= 0 ? lv->group_of_node[l][n] : n;
-        ucap[u] += capnode[n];
-        pcap[up[n]] += capnode[n];
-        upar[u] = up[n];
-    }
-    /* the parents that hold ranks, densely; their units that get ranks
-     * listed parent by parent: parent q's are [first[q], first[q + 1]) */
-    int nparts = 0;
-    for (int g = 0; g < npar; g++)
-        pidx[g] = pcap[g] > 0 ? nparts++ : -1;
-    for (int u = 0; u < nunits; u++)
-        if (ucap[u] > 0)
-            first[pidx[upar[u]] + 2]++;
-    for (int q = 0; q < nparts; q++)
-        first[q + 2] += first[q + 1];
-    for (int u = 0; u < nunits; u++)
-        if (ucap[u] > 0) {
-            int32_t k = first[pidx[upar[u]] + 1]++;
-            ccap[k] = (int32_t)ucap[u];
-            cunit[k] = u;
-            cpar[k] = pidx[upar[u]];
-        }
-    int nchild = first[nparts];
-    for (int64_t r = 0; r < grid->size; r++)
-        part[r] = pidx[cur[r]];
-    s = smp_bisect_within(grid, st, ccap, nchild, part, first, nparts, label, err);
-    /* nodes get twice the budget: under "max" the busiest node's cut
-     * comes down slowly (1M ranks in groups of 64 nodes: J_max 109 with
-     * the default budget, 82 with twice it, 82 with four times) */
-    int64_t budget = (l < 0 ? 2 : 1) * smp_refine_default_budget(grid->size);
-    if (!s)
-        s = smp_refine_within_for(grid, st, label, nchild, cpar, budget, obj, NULL, err);
-    /* on small grids, annealing inside each parent as auto anneals the
-     * nodes (a round per unit of effort), then refinement again */
-    if (!s && smp_anneal_applies(grid, st)) {
-        smp_anneal_stats as;
-        bool changed = false;
-        for (int r = 0; r < effort && !s; r++) {
-            s = smp_anneal_within(grid, st, label, nchild, cpar, 0, obj, (uint32_t)r, &as, err);
-            changed = changed || as.after.j_sum != as.before.j_sum || as.after.w_sum != as.before.w_sum;
-        }
-        if (!s && changed)
-            s = smp_refine_within_for(grid, st, label, nchild, cpar, 0, obj, NULL, err);
-    }
-    for (int64_t r = 0; !s && r < grid->size; r++)
-        cur[r] = cunit[label[r]];
-done:
-    free(ucap);
-    free(pcap);
-    free(upar);
-    free(pidx);
-    free(first);
-    free(ccap);
-    free(cunit);
-    free(cpar);
-    return s;
-}
-
 /* The coarsest groups planned as super-nodes by auto.  The constructions
  * lay groups out in their order, so where the groups' capacities differ
  * the order matters (where the short group goes); on small grids, where
- * auto anneals and time is cheap, the groups are also tried in reverse
- * and in ascending and descending capacity, and the best by the
+ * auto anneals and time is cheap, the groups are also tried in reverse,
+ * in ascending and descending capacity, and largest and smallest in turn
+ * (a short group between two long ones shortens their boundary: paper
+ * 001's nearest stencil, 418 ranks in 3-D in groups of 88, 88, 88, 88
+ * and 66: group J_max 42 with this order, 44 without), and the best by the
  * objective is kept. */
 static int cmp_cap_asc(const void *x, const void *y)
 {
@@ -118,7 +44,7 @@ static int cmp_cap_asc(const void *x, const void *y)
     return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
 }
 
-static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const int32_t *gc,
+static smp_status plan_orders(const smp_grid *grid, const smp_stencil *st, const int32_t *gc,
                               const int32_t *gd, int ngd, int ng, smp_objective obj, int effort,
                               smp_placement *gp, smp_error *err)
 {
@@ -135,7 +61,7 @@ static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const
     if (!pairs || !c2 || !d2 || !alt.node_of_rank)
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
     bool weighted = smp_stencil_weighted(st);
-    for (int order = 0; order < 3 && !s; order++) {
+    for (int order = 0; order < 4 && !s; order++) {
         for (int i = 0; i < ngd; i++) {
             pairs[2 * i] = gc[i];
             pairs[2 * i + 1] = gd[i];
@@ -144,6 +70,8 @@ static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const
             qsort(pairs, (size_t)ngd, 2 * sizeof(int32_t), cmp_cap_asc);
         for (int i = 0; i < ngd; i++) { /* reverse: order 0 given, 2 descending */
             int k = order == 1 ? i : ngd - 1 - i;
+            if (order == 3) /* largest, smallest, second largest, ... */
+                k = i % 2 ? i / 2 : ngd - 1 - i / 2;
             c2[i] = pairs[2 * k];
             d2[i] = pairs[2 * k + 1];
         }
@@ -164,12 +92,84 @@ static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const
     return s;
 }
 
-/* Groups first: auto on the coarsest groups, then split down the levels.
- * Fills node_of_rank and, in meta, what the group-level auto reports. */
+/* Keeps cand (a placement on the groups) in gp when it is better. */
+static smp_status keep_better(const smp_grid *grid, const smp_stencil *st, const int32_t *cand,
+                              int ng, smp_objective obj, smp_algorithm alg, smp_placement *gp,
+                              smp_error *err)
+{
+    smp_score sc;
+    smp_status s = smp_score_compute(grid, st, cand, ng, &sc, err);
+    if (!s && smp_score_better_for(&sc, &gp->score, smp_stencil_weighted(st), obj)) {
+        memcpy(gp->node_of_rank, cand, sizeof(int32_t) * (size_t)grid->size);
+        gp->score = sc;
+        gp->algorithm = alg;
+        gp->fold_axis = -1;
+        gp->refined = false;
+    }
+    return s;
+}
+
+/* plan_orders, and where the grid falls apart into slices, whole slices
+ * to each group and plan_orders on the slices left over (slices.c), and
+ * on small grids the groups packed into the slices (slice_pack.c). */
+static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const int32_t *gc,
+                              const int32_t *gd, int ngd, int ng, smp_objective obj, int effort,
+                              smp_placement *gp, smp_error *err)
+{
+    smp_slices sl;
+    smp_status s = plan_orders(grid, st, gc, gd, ngd, ng, obj, effort, gp, err);
+    if (s || (s = smp_slices_split(grid, st, gc, ngd, &sl, err)))
+        return s;
+    size_t bytes = sizeof(int32_t) * (size_t)grid->size;
+    int32_t *rc = malloc(sizeof(int32_t) * (size_t)ngd), *rd = malloc(sizeof(int32_t) * (size_t)ngd);
+    int32_t *cand = malloc(bytes ? bytes : 1);
+    smp_placement sub = {.node_of_rank = malloc(sizeof(int32_t) * (size_t)(sl.sub.size + 1)),
+                         .fold_axis = -1};
+    if (!rc || !rd || !cand || !sub.node_of_rank)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+    if (!s && sl.applies) {
+        int nr = 0;
+        for (int i = 0; i < ngd; i++)
+            if (sl.rest[i] > 0) {
+                rc[nr] = sl.rest[i];
+                rd[nr++] = gd[i];
+            }
+        if (nr > 0)
+            s = plan_orders(&sl.sub, st, rc, rd, nr, ng, obj, effort, &sub, err);
+        if (!s) {
+            smp_slices_merge(grid, &sl, gd, sub.node_of_rank, cand);
+            s = keep_better(grid, st, cand, ng, obj, nr > 0 ? sub.algorithm : SMP_ALG_BLOCKED, gp,
+                            err);
+        }
+    }
+    for (int way = 0; !s && way < 2 && smp_anneal_applies(grid, st); way++) {
+        bool applied;
+        s = smp_slices_pack(grid, st, gc, gd, ngd, ng, obj, effort, way, cand, &applied, err);
+        if (!s && applied)
+            s = keep_better(grid, st, cand, ng, obj, SMP_ALG_AUTO, gp, err);
+    }
+    free(rc);
+    free(rd);
+    free(cand);
+    free(sub.node_of_rank);
+    smp_slices_free(&sl);
+    return s;
+}
+
+/* Rounds of polishing the coarsest groups (polish.c) after they were
+ * split into nodes and relabelled: each round that lowers the group
+ * figures is split and relabelled again.  A bound on the time (each round
+ * is a polish, a split and a relabelling), on small grids only. */
+#define POLISH_ROUNDS 3
+
+/* Groups first: auto on the coarsest groups (or the groups of each rank
+ * given in start), then split down the levels and relabelled; then, while
+ * it lowers them, the coarsest groups polished and split again.  Fills
+ * node_of_rank and, in meta, what the group-level auto reports. */
 static smp_status groups_first(const smp_grid *grid, const smp_stencil *st,
                                const int32_t *capnode, int nnodes, const smp_levels *lv,
-                               smp_objective obj, int effort, int32_t *node_of_rank,
-                               smp_placement *meta, smp_error *err)
+                               smp_objective obj, int effort, const int32_t *start,
+                               int32_t *node_of_rank, smp_placement *meta, smp_error *err)
 {
     int L = lv->nlevels - 1, ng = lv->ngroups[L];
     size_t p = (size_t)grid->size;
@@ -182,22 +182,41 @@ static smp_status groups_first(const smp_grid *grid, const smp_stencil *st,
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory for %zu ranks", p);
         goto done;
     }
-    for (int n = 0; n < nnodes; n++)
-        gcap[lv->group_of_node[L][n]] += capnode[n];
-    int ngd = 0;
-    for (int g = 0; g < ng; g++)
-        if (gcap[g] > 0) {
-            gc[ngd] = (int32_t)gcap[g];
-            gd[ngd++] = g;
-        }
-    smp_placement gp = {.node_of_rank = node_of_rank, .fold_axis = -1};
-    s = plan_groups(grid, st, gc, gd, ngd, ng, obj, effort, &gp, err);
-    meta->algorithm = gp.algorithm;
-    meta->fold_axis = gp.fold_axis;
-    meta->refined = gp.refined;
-    for (int l = L - 1; l >= -1 && !s; l--)
-        s = split_down(grid, st, capnode, nnodes, lv, l, obj, effort, node_of_rank, part, label,
-                       err);
+    if (start) {
+        memcpy(node_of_rank, start, sizeof(int32_t) * p);
+    } else {
+        for (int n = 0; n < nnodes; n++)
+            gcap[lv->group_of_node[L][n]] += capnode[n];
+        int ngd = 0;
+        for (int g = 0; g < ng; g++)
+            if (gcap[g] > 0) {
+                gc[ngd] = (int32_t)gcap[g];
+                gd[ngd++] = g;
+            }
+        smp_placement gp = {.node_of_rank = node_of_rank, .fold_axis = -1};
+        s = plan_groups(grid, st, gc, gd, ngd, ng, obj, effort, &gp, err);
+        meta->algorithm = gp.algorithm;
+        meta->fold_axis = gp.fold_axis;
+        meta->refined = gp.refined;
+    }
+    for (int round = 0; !s; round++) {
+        for (int l = L - 1; l >= -1 && !s; l--)
+            s = smp_split_down(grid, st, capnode, nnodes, lv, l, obj, effort, node_of_rank, part,
+                               label, err);
+        if (!s)
+            s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, node_of_rank, err);
+        if (s || round + 1 == POLISH_ROUNDS || !smp_anneal_applies(grid, st))
+            break;
+        /* the coarsest groups as they came out, polished (part: scratch) */
+        for (size_t r = 0; r < p; r++)
+            part[r] = lv->group_of_node[L][node_of_rank[r]];
+        bool improved;
+        if ((s = smp_polish_labels(grid, st, part, ng, NULL, obj, effort, &improved, err)) ||
+            !improved)
+            break;
+        memcpy(node_of_rank, part, sizeof(int32_t) * p);
+        meta->refined = true;
+    }
 done:
     free(gcap);
     free(gc);
@@ -223,7 +242,7 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
 {
     size_t bytes = sizeof(int32_t) * (size_t)grid->size;
     int32_t *capnode = calloc((size_t)nnodes, sizeof(int32_t));
-    int32_t *other = NULL;
+    int32_t *other = NULL, *seed = NULL;
     bool weighted = smp_stencil_weighted(st);
     smp_status s = SMP_OK;
     if (!capnode) {
@@ -254,30 +273,47 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
         if (s || mode == SMP_LEVELS_NODES_FIRST)
             goto done;
     }
-    smp_placement g = {.fold_axis = -1};
-    if (!(other = malloc(bytes ? bytes : 1))) {
+    /* best: the groups the plan without levels fell into, polished, are
+     * a start of their own for groups first (seed) */
+    if (!(other = malloc(bytes ? bytes : 1)) ||
+        (mode == SMP_LEVELS_BEST && smp_anneal_applies(grid, st) &&
+         !(seed = malloc(bytes ? bytes : 1)))) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
         goto done;
     }
-    s = groups_first(grid, st, capnode, nnodes, lv, obj, effort, other, &g, err);
-    if (!s)
-        s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, other, err);
-    if (!s)
-        s = score_all(grid, st, other, nnodes, lv, &g.score, g.level, err);
-    if (s)
-        goto done;
-    if (mode == SMP_LEVELS_GROUPS_FIRST ||
-        smp_levels_better(g.level, &g.score, out->level, &out->score, lv->nlevels, weighted, obj)) {
-        memcpy(out->node_of_rank, other, bytes);
-        out->score = g.score;
-        out->constructed = g.score;
-        memcpy(out->level, g.level, sizeof(g.level));
-        out->algorithm = g.algorithm;
-        out->fold_axis = g.fold_axis;
-        out->refined = g.refined;
+    bool seeded = false;
+    smp_algorithm nf_alg = out->algorithm;
+    if (seed) {
+        int L = lv->nlevels - 1;
+        for (int64_t r = 0; r < grid->size; r++)
+            seed[r] = lv->group_of_node[L][out->node_of_rank[r]];
+        if ((s = smp_polish_labels(grid, st, seed, lv->ngroups[L], NULL, obj, effort, &seeded,
+                                   err)))
+            goto done;
+    }
+    for (int c = 0; c < (seeded ? 2 : 1); c++) {
+        smp_placement g = {.fold_axis = -1, .algorithm = nf_alg, .refined = true};
+        s = groups_first(grid, st, capnode, nnodes, lv, obj, effort, c ? seed : NULL, other, &g,
+                         err);
+        if (!s)
+            s = score_all(grid, st, other, nnodes, lv, &g.score, g.level, err);
+        if (s)
+            goto done;
+        if ((mode == SMP_LEVELS_GROUPS_FIRST && c == 0) ||
+            smp_levels_better(g.level, &g.score, out->level, &out->score, lv->nlevels, weighted,
+                              obj)) {
+            memcpy(out->node_of_rank, other, bytes);
+            out->score = g.score;
+            out->constructed = g.score;
+            memcpy(out->level, g.level, sizeof(g.level));
+            out->algorithm = g.algorithm;
+            out->fold_axis = g.fold_axis;
+            out->refined = g.refined;
+        }
     }
 done:
     free(capnode);
     free(other);
+    free(seed);
     return s;
 }

@@ -161,18 +161,41 @@ static void big_section(void)
     free(slots);
 }
 
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_levels [--check] [--family NAME] [--groups 2|4|8|3/5] "
+                    "[--instance K] [--verbose] | --big\n");
+    exit(2);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows in a log */
-    bool check = argc > 1 && !strcmp(argv[1], "--check");
-    const char *only = argc == 3 && !strcmp(argv[1], "--family") ? argv[2] : NULL;
-    if (argc == 2 && !strcmp(argv[1], "--big")) { /* the million ranks alone */
-        big_section();
-        return 0;
-    }
-    if (argc > 1 && !check && !only) {
-        fprintf(stderr, "usage: bench_levels [--check | --family NAME | --big]\n");
-        return 2;
+    bool check = false, verbose = false;
+    const char *only = NULL;  /* --family: one of them (the full run in parts) */
+    int only_conf = -1;       /* --groups: one grouping */
+    int only_inst = -1;       /* --instance: one instance (a failing one, alone) */
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--check"))
+            check = true;
+        else if (!strcmp(argv[i], "--verbose"))
+            verbose = true;
+        else if (!strcmp(argv[i], "--big") && argc == 2) { /* the million ranks alone */
+            big_section();
+            return 0;
+        } else if (!strcmp(argv[i], "--family") && i + 1 < argc)
+            only = argv[++i];
+        else if (!strcmp(argv[i], "--groups") && i + 1 < argc) {
+            const char *g = argv[++i];
+            for (int c = 0; c < NCONF; c++)
+                if (group_sizes[c] ? atoi(g) == group_sizes[c] : !strcmp(g, "3/5"))
+                    only_conf = c;
+            if (only_conf < 0)
+                usage();
+        } else if (!strcmp(argv[i], "--instance") && i + 1 < argc)
+            only_inst = atoi(argv[++i]);
+        else
+            usage();
     }
     bool full = !check;
     bool scotch = HAVE_SCOTCH_COL && full;
@@ -206,7 +229,7 @@ int main(int argc, char **argv)
         int worse[NCONF] = {0}, better[NCONF] = {0}, lev_worse_sc[NCONF] = {0},
             lev_better_sc[NCONF] = {0}, sc_exact[NCONF] = {0}, m = 0;
         for (int t = 0; t < ninst; t++) {
-            if (check && t % CHECK_EVERY)
+            if ((check && t % CHECK_EVERY) || (only_inst >= 0 && t != only_inst))
                 continue;
             int N = inst[t].N, n = inst[t].n;
             smp_grid grid;
@@ -226,10 +249,15 @@ int main(int argc, char **argv)
                 die(&err);
             cpu_plain += (double)(clock() - c0) / CLOCKS_PER_SEC;
             for (int c = 0; c < NCONF; c++) {
-                if (check && !check_conf[c])
+                if ((check && !check_conf[c]) || (only_conf >= 0 && c != only_conf))
                     continue;
                 smp_levels lv;
                 make_levels(N, group_sizes[c], &lv);
+                char gname[8];
+                snprintf(gname, sizeof(gname), group_sizes[c] ? "%d" : "3/5", group_sizes[c]);
+                if (verbose)
+                    printf("# %s instance %d (N %d, n %d, %dd), groups %s: planning\n",
+                           families[f], t, N, n, inst[t].d, gname);
                 struct figures plain = {.node = plainpl.score}, lev;
                 if (smp_levels_score_compute(&grid, &st, plainpl.node_of_rank, N, &lv, &plain.group,
                                              &err))
@@ -267,9 +295,20 @@ int main(int argc, char **argv)
                     scm[c][m] = plain.group.j_max ? (double)sg.j_max / plain.group.j_max : 1;
                     lev_worse_sc[c] += group_worse(&lev.group, &sg);
                     lev_better_sc[c] += group_worse(&sg, &lev.group);
+                    if (verbose)
+                        printf("#   Scotch group J_max %lld J_sum %lld%s\n", (long long)sg.j_max,
+                               (long long)sg.j_sum,
+                               group_worse(&lev.group, &sg) ? "  (levelled WORSE)" : "");
                     free(map);
                 }
 #endif
+                if (verbose)
+                    printf("#   group J_max/J_sum levelled %lld/%lld node-only %lld/%lld; node "
+                           "J_max/J_sum levelled %lld/%lld node-only %lld/%lld\n",
+                           (long long)lev.group.j_max, (long long)lev.group.j_sum,
+                           (long long)plain.group.j_max, (long long)plain.group.j_sum,
+                           (long long)lev.node.j_max, (long long)lev.node.j_sum,
+                           (long long)plain.node.j_max, (long long)plain.node.j_sum);
                 smp_levels_free(&lv);
             }
             m++;
@@ -279,7 +318,7 @@ int main(int argc, char **argv)
             free(slots);
         }
         for (int c = 0; c < NCONF; c++) {
-            if (check && !check_conf[c])
+            if ((check && !check_conf[c]) || (only_conf >= 0 && c != only_conf) || m == 0)
                 continue;
             char gname[8];
             snprintf(gname, sizeof(gname), group_sizes[c] ? "%d" : "3/5", group_sizes[c]);
@@ -306,7 +345,7 @@ int main(int argc, char **argv)
         }
     }
     printf("\nCPU for all instances: node-only %.2f s, levelled %.2f s\n", cpu_plain, cpu_levelled);
-    if (full && !only)
+    if (full && !only && only_conf < 0 && only_inst < 0)
         big_section();
     printf("%d passed, %d failed\n", bars_checked - bars_missed, bars_missed);
     return bars_missed ? 1 : 0;

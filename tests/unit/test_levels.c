@@ -380,6 +380,42 @@ static void test_levels_groups_tile(void **state)
     smp_stencil_free(&st);
 }
 
+/* A grid that falls apart into slices (the component stencil leaves the
+ * last axis out): 10x10x7 on 25 nodes of 28 in groups of 4, so six groups
+ * of 112 ranks and one of 28, slices of 100.  Giving each group a whole
+ * slice and sharing out the slice left over reaches group figures 14/68;
+ * auto on the groups alone stacked the slices and cut the stack at every
+ * group (22/102), and Scotch's tree-leaf mapping gives 16/78. */
+static void test_levels_whole_slices(void **state)
+{
+    (void)state;
+    smp_error err;
+    int64_t dims[3] = {10, 10, 7};
+    smp_grid g;
+    smp_stencil st;
+    assert_ok(smp_grid_init(&g, 3, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "component", 3, &err), err);
+    int32_t slots[25];
+    for (int i = 0; i < 25; i++)
+        slots[i] = 28;
+    smp_levels lv;
+    consecutive_levels(25, 4, &lv);
+    smp_plan_opts o = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .levels = &lv};
+    smp_placement pl;
+    assert_ok(smp_plan_with(&g, &st, slots, 25, &o, &pl, &err), err);
+    tu_assert_shares("whole slices", pl.node_of_rank, g.size, slots, 25);
+    smp_score ref;
+    assert_ok(smp_levels_score_compute(&g, &st, pl.node_of_rank, 25, &lv, &ref, &err), err);
+    assert_int_equal(ref.j_sum, pl.level[0].j_sum);
+    assert_int_equal(ref.j_max, pl.level[0].j_max);
+    if (pl.level[0].j_max > 16 || (pl.level[0].j_max == 16 && pl.level[0].j_sum > 78))
+        fail_msg("group figures %lld/%lld, worse than Scotch's tree-leaf 16/78",
+                 (long long)pl.level[0].j_max, (long long)pl.level[0].j_sum);
+    smp_placement_free(&pl);
+    smp_levels_free(&lv);
+    smp_stencil_free(&st);
+}
+
 /* Ranks that all land in one group plan exactly as without levels, in
  * every mode, even where the levels split nodes that get no rank. */
 static void test_levels_one_group(void **state)
@@ -444,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_levels_column_major),
         cmocka_unit_test(test_levels_interleaved_switches),
         cmocka_unit_test(test_levels_groups_tile),
+        cmocka_unit_test(test_levels_whole_slices),
         cmocka_unit_test(test_levels_one_group),
         cmocka_unit_test(test_levels_mode_names),
     };

@@ -7,20 +7,6 @@
 #include "cli.h"
 #include "spec_check.h"
 
-static int write_hostfile(const char *path, const smp_nodes *nodes, const smp_placement *pl)
-{
-    smp_error err;
-    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    if (!f) {
-        smp_error_set(&err, SMP_ERR_SYSTEM, "--hostfile %s: cannot create: %m", path);
-        return cli_fail(&err);
-    }
-    smp_status s = smp_hostfile_write(f, nodes, pl, &err);
-    if (f != stdout && fclose(f) != 0 && !s)
-        s = smp_error_set(&err, SMP_ERR_SYSTEM, "--hostfile %s: write failed", path);
-    return s ? cli_fail(&err) : 0;
-}
-
 /* Line r holds rank r's socket index inside its node. */
 static int write_socketfile(const char *path, const int32_t *socket_of_rank, int64_t ranks)
 {
@@ -68,7 +54,7 @@ static int plan_compute(const struct cli_instance *in, struct plan_result *r)
         return cli_fail(&err);
     int rc = 0;
     if (in->o.hostfile)
-        rc = write_hostfile(in->o.hostfile, &in->nodes, &r->pl);
+        rc = cli_write_hostfile(in->o.hostfile, "--hostfile", &in->nodes, &r->pl);
     if (!rc && in->sockets)
         rc = cli_socket_split(spec, &r->pl, in->sockets, &r->socket_of_rank, &r->sock, &r->naive);
     if (!rc && in->o.socketfile)

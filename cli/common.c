@@ -16,6 +16,21 @@ double cli_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+int cli_write_hostfile(const char *path, const char *what, const smp_nodes *nodes,
+                       const smp_placement *pl)
+{
+    smp_error err;
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "%s %s: cannot create: %m", what, path);
+        return cli_fail(&err);
+    }
+    smp_status s = smp_hostfile_write(f, nodes, pl, &err);
+    if (f != stdout && fclose(f) != 0 && !s)
+        s = smp_error_set(&err, SMP_ERR_SYSTEM, "%s %s: write failed", what, path);
+    return s ? cli_fail(&err) : 0;
+}
+
 int cli_fail(const smp_error *err)
 {
     fprintf(stderr, "stencil-map: %s\n", err->msg);
@@ -49,7 +64,7 @@ static bool option_used(const char *cmd, const char *opt)
     } used[] = {
         {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map "},
         {"score", " hostfile ranks json map "},
-        {"compare", " nodes slots ranks sockets json map "},
+        {"compare", " nodes slots ranks sockets hostfiles json map "},
     };
     char key[40];
     snprintf(key, sizeof(key), " %s ", opt);
@@ -90,7 +105,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         {"hostfile", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
         {"map", no_argument, NULL, 'm'},           {"help", no_argument, NULL, 'h'},
         {"sockets", required_argument, NULL, 'k'}, {"socketfile", required_argument, NULL, 'K'},
-        {NULL, 0, NULL, 0},
+        {"hostfiles", required_argument, NULL, 'D'}, {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
     opterr = 0;
@@ -108,6 +123,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         case 'f': o->hostfile = optarg; break;
         case 'k': o->sockets = optarg; break;
         case 'K': o->socketfile = optarg; break;
+        case 'D': o->hostfiles = optarg; break;
         case 'j': o->json = true; break;
         case 'm': o->map = true; break;
         case 'h': cli_usage_of(cmd, stdout); exit(0);

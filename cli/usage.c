@@ -81,7 +81,7 @@ static void score_usage(FILE *out)
 static void compare_usage(FILE *out)
 {
     fputs("usage: stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
-          "                          [--sockets COUNTS] [--json] [--map]\n"
+          "                          [--sockets COUNTS] [--hostfiles DIR] [--json] [--map]\n"
           "\n"
           "Puts every algorithm's J_sum and J_max side by side; when built with\n"
           "Scotch, Scotch's mapping is the last row, for comparison.\n"
@@ -91,6 +91,8 @@ static void compare_usage(FILE *out)
     fputs(allocation_lines, out);
     fputs("--sockets COUNTS  sockets per node, as --slots: add each algorithm's\n"
           "                  inter-socket edges and the naive split's\n"
+          "--hostfiles DIR   write each row's placement as DIR/ALGORITHM.hosts\n"
+          "                  (line r = node of rank r; DIR is made if missing)\n"
           "--json            one JSON object\n"
           "--map             draw each algorithm's placement, one letter per node\n"
           "--help            this text\n"
@@ -190,7 +192,7 @@ void cli_usage(FILE *out)
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "       stencil-map learn DIR [--output SPEC]\n"
           "       stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
-          "                          [--json] [--map]\n"
+          "                          [--hostfiles DIR] [--json] [--map]\n"
           "       stencil-map draw SPEC (--nodes HOSTLIST --slots COUNTS | --hostfile FILE)\n"
           "                       --svg OUT [...]\n"
           "       stencil-map audit (JOBID[.STEP] | --record FILE | --since DATE | --user U |\n"

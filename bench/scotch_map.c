@@ -113,18 +113,37 @@ static smp_status sc_graph_build(const smp_grid *grid, const smp_stencil *st, st
     return s;
 }
 
-/* Maps the graph onto the complete graph of the node shares; Scotch's
- * status (0 on success). */
-static int sc_map(const struct sc_graph *gr, int64_t p, int ndense, SCOTCH_Num *share,
+/* The target: the complete graph of the node shares (tleaf NULL), or a
+ * tree-leaf of slots cut down to the leaves that exist. */
+struct sc_target {
+    int ndense;
+    SCOTCH_Num *share;
+    const SCOTCH_Num *tsize, *tlink; /* tree levels from the top, or NULL */
+    int tlevels;
+    const SCOTCH_Num *leaves;        /* the leaves kept, in order */
+    SCOTCH_Num nleaves;
+};
+
+static int sc_arch(const struct sc_target *tg, SCOTCH_Arch *arch, SCOTCH_Arch *full)
+{
+    if (!tg->tsize)
+        return SCOTCH_archCmpltw(arch, tg->ndense, tg->share);
+    int rc = SCOTCH_archTleaf(full, tg->tlevels, tg->tsize, tg->tlink);
+    return rc ? rc : SCOTCH_archSub(arch, full, tg->nleaves, tg->leaves);
+}
+
+/* Maps the graph onto the target; Scotch's status (0 on success). */
+static int sc_map(const struct sc_graph *gr, int64_t p, const struct sc_target *tg,
                   SCOTCH_Num *parttab)
 {
+    int nparts = tg->tsize ? (int)tg->nleaves : tg->ndense;
     SCOTCH_Graph g, cg;
-    SCOTCH_Arch arch;
+    SCOTCH_Arch arch, full;
     SCOTCH_Strat strat;
     SCOTCH_Context ctx;
     SCOTCH_randomReset();
     if (SCOTCH_graphInit(&g) || SCOTCH_graphInit(&cg) || SCOTCH_archInit(&arch) ||
-        SCOTCH_stratInit(&strat) || SCOTCH_contextInit(&ctx))
+        SCOTCH_archInit(&full) || SCOTCH_stratInit(&strat) || SCOTCH_contextInit(&ctx))
         return -1;
     int rc = SCOTCH_graphBuild(&g, 0, (SCOTCH_Num)p, gr->verttab, NULL, NULL, NULL,
                                (SCOTCH_Num)gr->na, gr->edgetab, gr->edlotab);
@@ -137,15 +156,16 @@ static int sc_map(const struct sc_graph *gr, int64_t p, int ndense, SCOTCH_Num *
     if (!rc)
         rc = SCOTCH_contextBindGraph(&ctx, &g, &cg);
     if (!rc)
-        rc = SCOTCH_archCmpltw(&arch, ndense, share);
+        rc = sc_arch(tg, &arch, &full);
     /* the default strategy with the balance ratio forced to 0, as
      * scotch_gmap -b0 does */
     if (!rc)
-        rc = SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATDEFAULT, ndense, 0.0);
+        rc = SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATDEFAULT, nparts, 0.0);
     if (!rc)
         rc = SCOTCH_graphMap(&cg, &arch, &strat, parttab);
     SCOTCH_stratExit(&strat);
     SCOTCH_archExit(&arch);
+    SCOTCH_archExit(&full);
     SCOTCH_graphExit(&cg);
     SCOTCH_graphExit(&g);
     SCOTCH_contextExit(&ctx);
@@ -223,7 +243,8 @@ smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int
     smp_status s = sc_graph_build(grid, st, &gr, err);
     if (!s && !parttab)
         s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory for %lld ranks", (long long)p);
-    int rc = s ? 0 : sc_map(&gr, p, ndense, share, parttab);
+    struct sc_target tg = {.ndense = ndense, .share = share};
+    int rc = s ? 0 : sc_map(&gr, p, &tg, parttab);
     if (!s && rc < 0)
         s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: cannot initialise");
     else if (!s && rc)
@@ -231,6 +252,120 @@ smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int
     if (!s)
         s = sc_take(parttab, p, share, ndense, slots, nnodes, node_of_rank, info, err);
     sc_graph_free(&gr);
+    free(parttab);
+    free(share);
+    return s;
+}
+
+/* The shares as plan makes them, and the checks shared by both targets. */
+static smp_status shares_of(const smp_grid *grid, const int32_t *slots, int nnodes,
+                            SCOTCH_Num **share, int *ndense, smp_error *err)
+{
+    int64_t total = 0;
+    for (int i = 0; i < nnodes; i++)
+        total += slots[i];
+    if (nnodes < 1 || total < grid->size)
+        return smp_error_set(err, SMP_ERR_INFEASIBLE, "infeasible: %lld ranks but only %lld slots",
+                             (long long)grid->size, (long long)total);
+    *share = malloc(sizeof(SCOTCH_Num) * (size_t)nnodes);
+    if (!*share)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory");
+    *ndense = 0;
+    for (int64_t left = grid->size; *ndense < nnodes && left > 0; (*ndense)++) {
+        (*share)[*ndense] = (SCOTCH_Num)(left < slots[*ndense] ? left : slots[*ndense]);
+        left -= (*share)[*ndense];
+    }
+    return SMP_OK;
+}
+
+smp_status smp_scotch_map_levels(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
+                                 int nnodes, const smp_levels *lv, const int *cost,
+                                 int32_t *node_of_rank, smp_scotch_info *info, smp_error *err)
+{
+    memset(info, 0, sizeof(*info));
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) {
+        smp_canon c;
+        smp_status s = smp_canon_make(&c, grid, st, err);
+        if (!s)
+            s = smp_scotch_map_levels(&c.grid, &c.st, slots, nnodes, lv, cost, node_of_rank, info,
+                                      err);
+        smp_canon_free(&c);
+        return s;
+    }
+    if (lv->nlevels < 1 || lv->nnodes != nnodes)
+        return smp_error_set(err, SMP_ERR_INPUT, "scotch: levels for %d nodes needed", nnodes);
+    if (grid->size > INT32_MAX / (2 * st->count + 1))
+        return smp_error_set(err, SMP_ERR_INPUT, "scotch: %lld ranks are too many", (long long)grid->size);
+    SCOTCH_Num *share;
+    int ndense;
+    smp_status s = shares_of(grid, slots, nnodes, &share, &ndense, err);
+    if (s)
+        return s;
+    /* each node's place in its group, the largest group and share */
+    int ng = lv->ngroups[0];
+    const int32_t *gof = lv->group_of_node[0];
+    int32_t *pos = malloc(sizeof(int32_t) * (size_t)nnodes), *fill = calloc((size_t)ng, sizeof(int32_t));
+    SCOTCH_Num *leaves = malloc(sizeof(SCOTCH_Num) * (size_t)(grid->size ? grid->size : 1));
+    int32_t *leaf_node = malloc(sizeof(int32_t) * (size_t)(grid->size ? grid->size : 1));
+    SCOTCH_Num *parttab = malloc(sizeof(SCOTCH_Num) * (size_t)(grid->size ? grid->size : 1));
+    struct sc_graph gr = {0};
+    if (!pos || !fill || !leaves || !leaf_node || !parttab) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory");
+        goto done;
+    }
+    SCOTCH_Num maxm = 1, maxn = 1;
+    for (int i = 0; i < nnodes; i++) {
+        pos[i] = fill[gof[i]]++;
+        if (fill[gof[i]] > maxm)
+            maxm = fill[gof[i]];
+    }
+    for (int i = 0; i < ndense; i++)
+        if (share[i] > maxn)
+            maxn = share[i];
+    SCOTCH_Num tsize[3], tlink[3], full[3] = {ng, maxm, maxn};
+    int tl = 0;
+    for (int k = 0; k < 3; k++) /* Scotch wants every level to branch */
+        if (full[k] >= 2) {
+            tsize[tl] = full[k];
+            tlink[tl++] = cost[k];
+        }
+    SCOTCH_Num nleaves = 0;
+    for (int i = 0; i < ndense; i++)
+        for (SCOTCH_Num k = 0; k < share[i]; k++) {
+            leaves[nleaves] = ((SCOTCH_Num)gof[i] * maxm + pos[i]) * maxn + k;
+            leaf_node[nleaves++] = i;
+        }
+    s = sc_graph_build(grid, st, &gr, err);
+    if (s)
+        goto done;
+    if (tl == 0) { /* a single slot: nothing to map */
+        for (int64_t v = 0; v < grid->size; v++)
+            parttab[v] = 0;
+    } else {
+        struct sc_target tg = {.ndense = ndense, .share = share, .tsize = tsize, .tlink = tlink,
+                               .tlevels = tl, .leaves = leaves, .nleaves = nleaves};
+        int rc = sc_map(&gr, grid->size, &tg, parttab);
+        if (rc) {
+            s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: tree-leaf mapping failed (%d)", rc);
+            goto done;
+        }
+    }
+    /* leaves to nodes, then the shares checked as for the complete graph */
+    for (int64_t v = 0; v < grid->size; v++) {
+        if (parttab[v] < 0 || parttab[v] >= nleaves) {
+            s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: rank %lld mapped to leaf %d of %d",
+                              (long long)v, (int)parttab[v], (int)nleaves);
+            goto done;
+        }
+        parttab[v] = leaf_node[parttab[v]];
+    }
+    s = sc_take(parttab, grid->size, share, ndense, slots, nnodes, node_of_rank, info, err);
+done:
+    sc_graph_free(&gr);
+    free(pos);
+    free(fill);
+    free(leaves);
+    free(leaf_node);
     free(parttab);
     free(share);
     return s;

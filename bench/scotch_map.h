@@ -30,4 +30,16 @@ smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int
                           int nnodes, int32_t *node_of_rank, smp_scotch_info *info,
                           smp_error *err);
 
+/* The same graph mapped onto Scotch's tree-leaf target for the network
+ * levels: the leaves are the ranks' slots, [groups of level 0, nodes per
+ * group, slots per node] from the top (levels of one entry left out),
+ * link costs cost[0] between groups, cost[1] between nodes of a group,
+ * cost[2] inside a node (KaHIP's 100:10:1).  Groups of unequal size and
+ * nodes of unequal share are a sub-architecture (SCOTCH_archSub) of the
+ * full tree holding only the slots that exist.  Each leaf weighs one
+ * rank; the answer is checked against the shares as above. */
+smp_status smp_scotch_map_levels(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
+                                 int nnodes, const smp_levels *lv, const int *cost,
+                                 int32_t *node_of_rank, smp_scotch_info *info, smp_error *err);
+
 #endif

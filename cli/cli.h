@@ -3,6 +3,7 @@
 #ifndef STENCILMAP_CLI_H
 #define STENCILMAP_CLI_H
 
+#include <jansson.h>
 #include <stencilmap/placement.h>
 
 /* Options every subcommand understands (not all use each). */
@@ -19,6 +20,8 @@ struct cli_opts {
     smp_algorithm algorithm;
     bool json;
     bool map;
+    const char *topology;   /* --topology FILE|none */
+    smp_levels_mode levels_mode; /* --levels-mode */
     int64_t job_ranks;         /* SLURM_NTASKS when --nodes/--slots came from the job */
     const char *job_ranks_var; /* the variable it came from (or SLURM_NPROCS) */
 };
@@ -36,7 +39,6 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
  * else auto_ranks. */
 int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec);
 /* Adds the grid and stencil of spec to a JSON object. */
-#include <jansson.h>
 void cli_json_spec(json_t *obj, const smp_spec *spec);
 /* The figure auto minimises first for spec (its objective, weighted when
  * the stencil has weights): "j_max", "weighted_j_max", "j_sum" or
@@ -45,9 +47,21 @@ void cli_json_spec(json_t *obj, const smp_spec *spec);
 const char *cli_minimised(const smp_spec *spec);
 const char *cli_objective_text(const smp_spec *spec);
 /* Plans spec on nodes with algorithm alg, for the spec's objective and
- * effort. */
+ * effort, on the network levels (NULL or none: as without). */
 smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm alg,
-                    smp_placement *out, smp_error *err);
+                    const smp_levels *levels, smp_levels_mode mode, smp_placement *out,
+                    smp_error *err);
+
+/* The network levels above nodes (levels.c): --topology FILE, none, or
+ * inside an allocation Slurm's (scontrol show topology), said on stderr.
+ * Non-zero: the exit code (a bad --topology file: 2). */
+int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv);
+/* One summary line per level: pl's inter-group figures (and blocked's). */
+void cli_levels_print(const smp_placement *pl, const smp_placement *blocked, const smp_levels *lv,
+                      bool weighted);
+/* The same as the JSON array "levels". */
+json_t *cli_levels_json(const smp_placement *pl, const smp_placement *blocked,
+                        const smp_levels *lv, bool weighted);
 /* Prints obj (a command's --json answer) to stdout with its version and
  * format first, then a newline; takes the reference. */
 void cli_json_print(json_t *obj, size_t flags);
@@ -77,6 +91,7 @@ struct cli_instance {
     smp_nodes nodes;
     smp_spec spec;
     int32_t *sockets; /* sockets per node, or NULL */
+    smp_levels levels; /* the network above the nodes (nlevels 0: none) */
 };
 /* Parses the options (cmd needs --nodes and --slots), the nodes, the spec
  * and the sockets; non-zero: the exit code, with nothing left to free. */

@@ -94,13 +94,30 @@ static json_t *json_figures(const char *name, const smp_score *sc, const smp_sco
     return row;
 }
 
+/* The level columns of one row: between the groups of each level. */
+static void level_cols(const struct cli_instance *in, const smp_score *lv, char *buf, size_t len)
+{
+    bool weighted = smp_stencil_weighted(&in->spec.stencil);
+    size_t k = strlen(buf);
+    for (int l = 0; l < in->levels.nlevels && k < len; l++) {
+        if (weighted)
+            snprintf(buf + k, len - k, " %9.6g %8.6g", lv[l].w_sum, lv[l].w_max);
+        else
+            snprintf(buf + k, len - k, " %9lld %8lld", (long long)lv[l].j_sum, (long long)lv[l].j_max);
+        k = strlen(buf);
+    }
+}
+
 #ifdef SMP_WITH_SCOTCH
 /* Scotch's row: the graph mapped onto a complete graph of the node shares,
  * exact balance asked for; its answer is scored by the same scorer and
  * checked against the shares. */
-static int scotch_row(const struct cli_opts *o, const smp_spec *spec, const smp_nodes *nodes,
-                      const smp_score *base, json_t *rows)
+static int scotch_row(const struct cli_instance *in, const smp_score *base, json_t *rows)
 {
+    const struct cli_opts *o = &in->o;
+    const smp_spec *spec = &in->spec;
+    const smp_nodes *nodes = &in->nodes;
+    smp_placement lp = {.nlevels = in->levels.nlevels};
     smp_error err;
     smp_scotch_info info;
     smp_score sc;
@@ -114,6 +131,9 @@ static int scotch_row(const struct cli_opts *o, const smp_spec *spec, const smp_
     double ms = (cli_now() - t0) * 1e3;
     if (!s)
         s = smp_score_compute(&spec->grid, &spec->stencil, map, nodes->count, &sc, &err);
+    if (!s && in->levels.nlevels > 0) /* the same groups, scored alike */
+        s = smp_levels_score_compute(&spec->grid, &spec->stencil, map, nodes->count, &in->levels,
+                                     lp.level, &err);
     if (s) {
         free(map);
         return cli_fail(&err);
@@ -135,10 +155,15 @@ static int scotch_row(const struct cli_opts *o, const smp_spec *spec, const smp_
                                  info.over_slots);
         json_object_update(row, more);
         json_decref(more);
+        if (in->levels.nlevels > 0)
+            json_object_set_new(row, "levels", cli_levels_json(&lp, NULL, &in->levels, weighted));
         json_array_append_new(rows, row);
     } else {
         print_figures("scotch", &sc, base, weighted, ms);
-        printf("   (Scotch %s, ", smp_scotch_version());
+        char cols[20 * SMP_MAX_LEVELS] = "";
+        level_cols(in, lp.level, cols, sizeof(cols));
+        printf("%s%s   (Scotch %s, ", in->sockets ? "                               " : "", cols,
+               smp_scotch_version());
         if (info.exact)
             printf("exact capacities)\n");
         else
@@ -173,6 +198,12 @@ static void print_header(const struct cli_instance *in)
         printf(" %8s %8s", "J_sum", "J_max");
     if (in->sockets)
         printf(" %10s %10s %8s", "J_socket", "naive", "max/sock");
+    for (int l = 0; l < in->levels.nlevels; l++) {
+        char a[32], b[32];
+        snprintf(a, sizeof(a), "L%d_%s", l, weighted ? "wsum" : "sum");
+        snprintf(b, sizeof(b), "L%d_%s", l, weighted ? "wmax" : "max");
+        printf(" %9s %8s", a, b);
+    }
     printf("\n");
 }
 
@@ -197,6 +228,8 @@ static json_t *json_row(const struct cli_instance *in, const struct row *r, cons
                             json_pack("{s:I,s:I}", "j_socket_sum", (json_int_t)r->ns.j_sum,
                                       "j_socket_max", (json_int_t)r->ns.j_max));
     }
+    if (in->levels.nlevels > 0)
+        json_object_set_new(row, "levels", cli_levels_json(pl, NULL, &in->levels, weighted));
     if (r->alg != SMP_ALG_AUTO)
         return row;
     json_object_set_new(row, "refined", json_boolean(pl->refined));
@@ -215,10 +248,11 @@ static void print_row(const struct cli_instance *in, const struct row *r, const 
 {
     bool weighted = smp_stencil_weighted(&in->spec.stencil);
     const smp_placement *pl = &r->pl;
-    char sock_cols[64] = "";
+    char sock_cols[64 + 20 * SMP_MAX_LEVELS] = "";
     if (in->sockets)
         snprintf(sock_cols, sizeof(sock_cols), " %10lld %10lld %8lld", (long long)r->ss.j_sum,
                  (long long)r->ns.j_sum, (long long)r->ss.j_max);
+    level_cols(in, pl->level, sock_cols, sizeof(sock_cols));
     print_figures(smp_algorithm_name(r->alg), &pl->score, base, weighted, r->ms);
     if (r->alg != SMP_ALG_AUTO) {
         printf("%s\n", sock_cols);
@@ -246,7 +280,8 @@ static int compare_one(const struct cli_instance *in, struct row *r, smp_score *
     smp_error err;
     const char *name = smp_algorithm_name(r->alg);
     double t0 = cli_now();
-    smp_status s = cli_plan(&in->spec, &in->nodes, r->alg, &r->pl, &err);
+    smp_status s = cli_plan(&in->spec, &in->nodes, r->alg, &in->levels, in->o.levels_mode, &r->pl,
+                            &err);
     r->ms = (cli_now() - t0) * 1e3;
     if (s == SMP_ERR_INFEASIBLE && r->alg == SMP_ALG_NODECART) {
         if (!in->o.json)
@@ -299,7 +334,7 @@ int cmd_compare(int argc, char **argv)
     }
 #ifdef SMP_WITH_SCOTCH
     if (!rc)
-        rc = scotch_row(&in.o, &in.spec, &in.nodes, &base, rows);
+        rc = scotch_row(&in, &base, rows);
 #endif
     if (in.o.json && !rc) {
         json_t *j = json_pack("{s:I,s:i}", "ranks", (json_int_t)in.spec.grid.size, "nodes",
@@ -307,6 +342,11 @@ int cmd_compare(int argc, char **argv)
         cli_json_spec(j, &in.spec);
         json_object_set_new(j, "minimised", json_string(cli_minimised(&in.spec)));
         json_object_set_new(j, "algorithms", rows);
+        if (in.levels.nlevels > 0) {
+            json_object_set_new(j, "topology_source", json_string(in.levels.source));
+            json_object_set_new(j, "levels_mode",
+                                json_string(smp_levels_mode_name(in.o.levels_mode)));
+        }
         cli_json_print(j, JSON_INDENT(2));
     } else {
         json_decref(rows);

@@ -114,6 +114,7 @@ static int read_placement(const struct cli_opts *o, smp_nodes *nodes, int32_t **
 struct draw_args {
     struct cli_opts o;
     const char *svg, *title;
+    bool by_group; /* --colour-by group: the cells of each level-0 group in one colour */
 };
 
 /* Reads and checks argv; returns -1 to go on, else the exit code. */
@@ -124,7 +125,8 @@ static int parse_args(int argc, char **argv, struct draw_args *a)
         {"nodes", required_argument, NULL, 'N'},    {"slots", required_argument, NULL, 'S'},
         {"ranks", required_argument, NULL, 'n'},    {"algorithm", required_argument, NULL, 'a'},
         {"title", required_argument, NULL, 't'},    {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"topology", required_argument, NULL, 'T'}, {"colour-by", required_argument, NULL, 'C'},
+        {"color-by", required_argument, NULL, 'C'}, {NULL, 0, NULL, 0},
     };
     struct cli_opts *o = &a->o;
     memset(a, 0, sizeof(*a));
@@ -138,6 +140,12 @@ static int parse_args(int argc, char **argv, struct draw_args *a)
         case 'N': o->nodes = optarg; break;
         case 'S': o->slots = optarg; break;
         case 't': a->title = optarg; break;
+        case 'T': o->topology = optarg; break;
+        case 'C':
+            if (strcmp(optarg, "node") && strcmp(optarg, "group"))
+                return usage_error("--colour-by: node or group, not", optarg);
+            a->by_group = !strcmp(optarg, "group");
+            break;
         case 'h': cli_usage_of("draw", stdout); return 0;
         case 'a':
             if (!smp_algorithm_from_name(optarg, &o->algorithm))
@@ -178,6 +186,7 @@ struct drawing {
     bool have_spec;
     int32_t *plan; /* planned.node_of_rank, or read from the hostfile */
     smp_placement planned, blocked;
+    smp_levels levels;
     char label[600];
 };
 
@@ -189,6 +198,7 @@ static void drawing_free(struct drawing *d)
         free(d->plan);
     smp_placement_free(&d->planned);
     smp_placement_free(&d->blocked);
+    smp_levels_free(&d->levels);
     smp_nodes_free(&d->nodes);
 }
 
@@ -196,7 +206,8 @@ static void drawing_free(struct drawing *d)
 static int plan_here(struct drawing *d)
 {
     smp_error err;
-    if (cli_plan(&d->spec, &d->nodes, d->spec.algorithm, &d->planned, &err))
+    if (cli_plan(&d->spec, &d->nodes, d->spec.algorithm, d->levels.nlevels ? &d->levels : NULL,
+                 SMP_LEVELS_BEST, &d->planned, &err))
         return cli_fail(&err);
     d->plan = d->planned.node_of_rank;
     const char *name = smp_algorithm_name(d->planned.algorithm);
@@ -224,6 +235,8 @@ static int prepare(struct cli_opts *o, struct drawing *d)
     if ((rc = cli_load_spec(o, o->hostfile ? ranks : d->nodes.total_slots, &d->spec)))
         return rc;
     d->have_spec = true;
+    if ((rc = cli_levels_of(o, &d->nodes, &d->levels)))
+        return rc;
     if (o->hostfile && d->spec.grid.size != ranks) {
         smp_error_set(&err, SMP_ERR_INPUT, "--hostfile: has %lld ranks but the grid holds %lld",
                       (long long)ranks, (long long)d->spec.grid.size);
@@ -237,6 +250,44 @@ static int prepare(struct cli_opts *o, struct drawing *d)
     return 0;
 }
 
+/* --colour-by group: the picture's "nodes" become the groups of level 0,
+ * so colours, legend and figures are the groups'. */
+static int by_group(struct drawing *d)
+{
+    const smp_levels *lv = &d->levels;
+    int64_t p = d->spec.grid.size;
+    int32_t *plan = malloc(sizeof(int32_t) * (size_t)p), *blk = malloc(sizeof(int32_t) * (size_t)p);
+    char **names = calloc((size_t)lv->ngroups[0], sizeof(char *));
+    int32_t *slots = calloc((size_t)lv->ngroups[0], sizeof(int32_t));
+    if (!plan || !blk || !names || !slots) {
+        free(plan);
+        free(blk);
+        free(names);
+        free(slots);
+        smp_error err;
+        smp_error_set(&err, SMP_ERR_SYSTEM, "draw: out of memory");
+        return cli_fail(&err);
+    }
+    for (int64_t r = 0; r < p; r++) {
+        plan[r] = lv->group_of_node[0][d->plan[r]];
+        blk[r] = lv->group_of_node[0][d->blocked.node_of_rank[r]];
+    }
+    for (int g = 0; g < lv->ngroups[0]; g++)
+        names[g] = strdup(lv->group_names[0] && lv->group_names[0][g] ? lv->group_names[0][g] : "?");
+    for (int n = 0; n < d->nodes.count; n++)
+        slots[lv->group_of_node[0][n]] += d->nodes.slots[n];
+    smp_nodes_free(&d->nodes);
+    d->nodes = (smp_nodes){.count = lv->ngroups[0], .names = names, .slots = slots};
+    if (d->plan != d->planned.node_of_rank)
+        free(d->plan);
+    d->plan = plan;
+    free(d->blocked.node_of_rank);
+    d->blocked.node_of_rank = blk;
+    size_t k = strlen(d->label);
+    snprintf(d->label + k, sizeof(d->label) - k, ", by group of %.200s", lv->source);
+    return 0;
+}
+
 int cmd_draw(int argc, char **argv)
 {
     struct draw_args a;
@@ -246,6 +297,14 @@ int cmd_draw(int argc, char **argv)
     struct drawing d;
     memset(&d, 0, sizeof(d));
     rc = prepare(&a.o, &d);
+    if (!rc && a.by_group && d.levels.nlevels == 0) {
+        smp_error err;
+        smp_error_set(&err, SMP_ERR_INPUT, "--colour-by group: no network levels for these nodes "
+                      "(give --topology FILE)");
+        rc = cli_fail(&err);
+    }
+    if (!rc && a.by_group)
+        rc = by_group(&d);
     if (!rc) {
         char deftitle[1200];
         snprintf(deftitle, sizeof(deftitle), "stencil-map: %.1000s", a.o.spec);

@@ -45,11 +45,12 @@ static int plan_compute(const struct cli_instance *in, struct plan_result *r)
     smp_error err;
     const smp_spec *spec = &in->spec;
     double t0 = cli_now();
-    smp_status s = cli_plan(spec, &in->nodes, spec->algorithm, &r->pl, &err);
+    smp_status s = cli_plan(spec, &in->nodes, spec->algorithm, &in->levels, in->o.levels_mode,
+                            &r->pl, &err);
     r->seconds = cli_now() - t0;
-    if (!s)
-        s = smp_plan(&spec->grid, &spec->stencil, in->nodes.slots, in->nodes.count,
-                     SMP_ALG_BLOCKED, &r->blocked, &err);
+    if (!s) /* blocked is placed as without levels, and scored on them */
+        s = cli_plan(spec, &in->nodes, SMP_ALG_BLOCKED, &in->levels, in->o.levels_mode,
+                     &r->blocked, &err);
     if (s)
         return cli_fail(&err);
     int rc = 0;
@@ -88,6 +89,12 @@ static void plan_print_json(const struct cli_instance *in, const struct plan_res
                             json_pack("{s:I,s:I}", "j_socket_sum", (json_int_t)r->naive.j_sum,
                                       "j_socket_max", (json_int_t)r->naive.j_max));
     }
+    if (in->levels.nlevels > 0) {
+        json_object_set_new(j, "levels", cli_levels_json(pl, blk, &in->levels,
+                                                         smp_stencil_weighted(&in->spec.stencil)));
+        json_object_set_new(j, "topology_source", json_string(in->levels.source));
+        json_object_set_new(j, "levels_mode", json_string(smp_levels_mode_name(in->o.levels_mode)));
+    }
     json_object_set_new(j, "seconds", json_real(r->seconds));
     json_object_set_new(j, "hostfile", in->o.hostfile ? json_string(in->o.hostfile) : json_null());
     cli_json_print(j, JSON_INDENT(2));
@@ -109,6 +116,7 @@ static void plan_print_text(const struct cli_instance *in, const struct plan_res
                pl->score.w_sum, b->w_sum, pl->score.w_max, b->w_max, (long long)pl->score.j_sum,
                (long long)b->j_sum, (long long)pl->score.j_max, (long long)b->j_max,
                r->seconds * 1e3);
+        cli_levels_print(pl, &r->blocked, &in->levels, true);
         return;
     }
     printf("stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
@@ -116,6 +124,7 @@ static void plan_print_text(const struct cli_instance *in, const struct plan_res
            smp_algorithm_name(pl->algorithm), (long long)pl->ranks, in->nodes.count,
            (long long)pl->score.j_sum, (long long)b->j_sum, (long long)pl->score.j_max,
            (long long)b->j_max, r->seconds * 1e3);
+    cli_levels_print(pl, &r->blocked, &in->levels, false);
     if (in->sockets)
         printf("stencil-map: inter-socket edges %lld (naive split %lld), "
                "max per socket %lld (naive split %lld)\n",

@@ -85,7 +85,16 @@ int cmd_score(int argc, char **argv)
         goto out;
     }
     smp_score sc;
-    if (smp_score_compute(&spec.grid, &spec.stencil, node_of_rank, nodes.count, &sc, &err))
+    smp_levels lv;
+    smp_placement lp = {0}; /* the levels' scores, as a plan reports them */
+    if ((rc = cli_levels_of(&o, &nodes, &lv))) {
+        smp_spec_free(&spec);
+        goto out;
+    }
+    lp.nlevels = lv.nlevels;
+    if (smp_score_compute(&spec.grid, &spec.stencil, node_of_rank, nodes.count, &sc, &err) ||
+        smp_levels_score_compute(&spec.grid, &spec.stencil, node_of_rank, nodes.count, &lv,
+                                 lp.level, &err))
         rc = cli_fail(&err);
     else if (o.json) {
         json_t *j = json_pack("{s:I,s:i,s:I,s:I,s:s}", "ranks", (json_int_t)ranks, "nodes", nodes.count,
@@ -95,6 +104,11 @@ int cmd_score(int argc, char **argv)
         json_object_set_new(j, "minimised", json_string(cli_minimised(&spec)));
         if (smp_stencil_weighted(&spec.stencil))
             json_object_set_new(j, "weighted", json_pack("{s:f,s:f}", "j_sum", sc.w_sum, "j_max", sc.w_max));
+        if (lv.nlevels > 0) {
+            json_object_set_new(j, "levels", cli_levels_json(&lp, NULL, &lv,
+                                                             smp_stencil_weighted(&spec.stencil)));
+            json_object_set_new(j, "topology_source", json_string(lv.source));
+        }
         cli_json_print(j, JSON_INDENT(2));
     } else {
         if (smp_stencil_weighted(&spec.stencil))
@@ -105,9 +119,11 @@ int cmd_score(int argc, char **argv)
         printf("inter-node edges %lld, max per node %lld (%s)\n",
                (long long)sc.j_sum, (long long)sc.j_max,
                nodes.names[sc.j_max_node]);
+        cli_levels_print(&lp, NULL, &lv, smp_stencil_weighted(&spec.stencil));
         if (o.map)
             print_sorted_map(&spec.grid, &nodes, node_of_rank, ranks);
     }
+    smp_levels_free(&lv);
     smp_spec_free(&spec);
 out:
     smp_nodes_free(&nodes);

@@ -62,9 +62,10 @@ static bool option_used(const char *cmd, const char *opt)
     static const struct {
         const char *cmd, *opts;
     } used[] = {
-        {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map "},
-        {"score", " hostfile ranks json map "},
-        {"compare", " nodes slots ranks sockets hostfiles json map "},
+        {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map topology "
+                 "levels-mode "},
+        {"score", " hostfile ranks json map topology "},
+        {"compare", " nodes slots ranks sockets hostfiles json map topology levels-mode "},
     };
     char key[40];
     snprintf(key, sizeof(key), " %s ", opt);
@@ -105,6 +106,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         {"hostfile", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
         {"map", no_argument, NULL, 'm'},           {"help", no_argument, NULL, 'h'},
         {"sockets", required_argument, NULL, 'k'}, {"socketfile", required_argument, NULL, 'K'},
+        {"topology", required_argument, NULL, 't'}, {"levels-mode", required_argument, NULL, 'L'},
         {"hostfiles", required_argument, NULL, 'D'}, {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
@@ -126,6 +128,12 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         case 'D': o->hostfiles = optarg; break;
         case 'j': o->json = true; break;
         case 'm': o->map = true; break;
+        case 't': o->topology = optarg; break;
+        case 'L':
+            if (!smp_levels_mode_from_name(optarg, &o->levels_mode))
+                return usage_error(cmd, "--levels-mode: best, groups-first or nodes-first, not",
+                                   optarg);
+            break;
         case 'h': cli_usage_of(cmd, stdout); exit(0);
         case 'a':
             if (!smp_algorithm_from_name(optarg, &o->algorithm))
@@ -195,9 +203,10 @@ void cli_json_spec(json_t *obj, const smp_spec *spec)
 }
 
 smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm alg,
-                    smp_placement *out, smp_error *err)
+                    const smp_levels *levels, smp_levels_mode mode, smp_placement *out,
+                    smp_error *err)
 {
-    smp_plan_opts opts = {alg, spec->objective, spec->effort};
+    smp_plan_opts opts = {alg, spec->objective, spec->effort, levels, mode};
     return smp_plan_with(&spec->grid, &spec->stencil, nodes->slots, nodes->count, &opts, out, err);
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The instance plan and compare work on: the options, the nodes and their
- * slots, the spec, the sockets per node; loaded in that order, so the
- * first bad input is the one reported. */
+ * slots, the spec, the sockets per node, the network levels; loaded in
+ * that order, so the first bad input is the one reported. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -10,6 +11,7 @@ int cli_instance_load(int argc, char **argv, const char *cmd, struct cli_instanc
 {
     smp_error err;
     in->sockets = NULL;
+    memset(&in->levels, 0, sizeof(in->levels));
     int rc = cli_parse(argc, argv, cmd, "n", &in->o);
     if (rc)
         return rc;
@@ -19,7 +21,10 @@ int cli_instance_load(int argc, char **argv, const char *cmd, struct cli_instanc
         smp_nodes_free(&in->nodes);
         return rc;
     }
-    if ((rc = cli_sockets_of(&in->o, &in->spec, &in->nodes, &in->sockets))) {
+    if ((rc = cli_sockets_of(&in->o, &in->spec, &in->nodes, &in->sockets)) ||
+        (rc = cli_levels_of(&in->o, &in->nodes, &in->levels))) {
+        free(in->sockets);
+        in->sockets = NULL;
         smp_spec_free(&in->spec);
         smp_nodes_free(&in->nodes);
     }
@@ -30,6 +35,7 @@ void cli_instance_free(struct cli_instance *in)
 {
     free(in->sockets);
     in->sockets = NULL;
+    smp_levels_free(&in->levels);
     smp_spec_free(&in->spec);
     smp_nodes_free(&in->nodes);
 }

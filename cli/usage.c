@@ -16,20 +16,32 @@ static const char allocation_lines[] =
     "--ranks P         the number of ranks, for specs with automatic dims\n"
     "                  (default: every slot)\n";
 
+/* the network levels above the nodes (plan, compare, score, draw) */
+static const char topology_lines[] =
+    "--topology FILE   leaf switches or blocks above the nodes, in topology.conf\n"
+    "                  syntax; 'none': no levels (default: inside an allocation,\n"
+    "                  Slurm's, from scontrol show topology)\n";
+static const char levels_mode_lines[] =
+    "--levels-mode M   how auto plans on the levels: best (default), groups-first,\n"
+    "                  nodes-first\n";
+
 static const char exit_line[] = "Exit status: 0 ok, 2 bad input, 3 infeasible, 4 system error.\n";
 
 static const char job_line[] =
     "Inside an allocation (salloc, sbatch), when neither --nodes nor --slots is\n"
     "given they default to SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE, and the\n"
-    "ranks of automatic dims to SLURM_NTASKS; a line on stderr says so.\n\n";
+    "ranks of automatic dims to SLURM_NTASKS; a line on stderr says so, and where\n"
+    "the network levels came from.\n\n";
 
 static void plan_usage(FILE *out)
 {
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--sockets COUNTS]\n"
-          "                       [--socketfile FILE] [--profile DIR] [--json] [--map]\n"
+          "                       [--socketfile FILE] [--profile DIR] [--topology FILE]\n"
+          "                       [--levels-mode M] [--json] [--map]\n"
           "\n"
-          "Computes which node each rank runs on and prints a summary line.\n"
+          "Computes which node each rank runs on and prints a summary line; with\n"
+          "network levels, one line per level with the edges between its groups.\n"
           "\n",
           out);
     fputs(spec_line, out);
@@ -41,8 +53,11 @@ static void plan_usage(FILE *out)
           "                  split each node's ranks over its sockets and report the\n"
           "                  inter-socket edges beside the naive split's\n"
           "--socketfile FILE write line r = socket of rank r in its node ('-': stdout)\n"
-          "--profile DIR     warn when the spec explains this profile badly (see learn)\n"
-          "--json            one JSON object instead of the summary line\n"
+          "--profile DIR     warn when the spec explains this profile badly (see learn)\n",
+          out);
+    fputs(topology_lines, out);
+    fputs(levels_mode_lines, out);
+    fputs("--json            one JSON object instead of the summary line\n"
           "--map             draw blocked and the placement, one letter per node\n"
           "--help            this text\n"
           "\n",
@@ -53,7 +68,8 @@ static void plan_usage(FILE *out)
 
 static void score_usage(FILE *out)
 {
-    fputs("usage: stencil-map score SPEC --hostfile FILE [--ranks P] [--json] [--map]\n"
+    fputs("usage: stencil-map score SPEC --hostfile FILE [--ranks P] [--topology FILE]\n"
+          "                        [--json] [--map]\n"
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "                        [--hostfile FILE] [--json]\n"
           "\n"
@@ -69,8 +85,10 @@ static void score_usage(FILE *out)
           "--nodes HOSTLIST  with --profile: node names in Slurm's syntax\n"
           "--slots COUNTS    with --profile: ranks per node, e.g. '16(x8)'\n"
           "--ranks P         the number of ranks, for specs with automatic dims\n"
-          "                  (default: the hostfile's line count)\n"
-          "--json            one JSON object\n"
+          "                  (default: the hostfile's line count)\n",
+          out);
+    fputs(topology_lines, out);
+    fputs("--json            one JSON object\n"
           "--map             draw the placement, one letter per node\n"
           "--help            this text\n"
           "\n",
@@ -81,17 +99,23 @@ static void score_usage(FILE *out)
 static void compare_usage(FILE *out)
 {
     fputs("usage: stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
-          "                          [--sockets COUNTS] [--hostfiles DIR] [--json] [--map]\n"
+          "                          [--sockets COUNTS] [--topology FILE]\n"
+          "                          [--levels-mode M] [--hostfiles DIR] [--json] [--map]\n"
           "\n"
           "Puts every algorithm's J_sum and J_max side by side; when built with\n"
-          "Scotch, Scotch's mapping is the last row, for comparison.\n"
+          "Scotch, Scotch's mapping is the last row, for comparison.  With network\n"
+          "levels, two columns per level: the edges between its groups, and the most\n"
+          "leaving one group.\n"
           "\n",
           out);
     fputs(spec_line, out);
     fputs(allocation_lines, out);
     fputs("--sockets COUNTS  sockets per node, as --slots: add each algorithm's\n"
-          "                  inter-socket edges and the naive split's\n"
-          "--hostfiles DIR   write each row's placement as DIR/ALGORITHM.hosts\n"
+          "                  inter-socket edges and the naive split's\n",
+          out);
+    fputs(topology_lines, out);
+    fputs(levels_mode_lines, out);
+    fputs("--hostfiles DIR   write each row's placement as DIR/ALGORITHM.hosts\n"
           "                  (line r = node of rank r; DIR is made if missing)\n"
           "--json            one JSON object\n"
           "--map             draw each algorithm's placement, one letter per node\n"
@@ -106,8 +130,10 @@ static void draw_usage(FILE *out)
 {
     fputs("usage: stencil-map draw SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] --svg OUT [--title TEXT]\n"
+          "                       [--topology FILE] [--colour-by node|group]\n"
           "       stencil-map draw SPEC --hostfile FILE [--nodes HOSTLIST --slots COUNTS]\n"
           "                       [--ranks P] --svg OUT [--title TEXT]\n"
+          "                       [--topology FILE] [--colour-by node|group]\n"
           "\n"
           "Draws a placement as an SVG picture beside Slurm's blocked layout on the\n"
           "same nodes: one cell per rank coloured by its node, heavy lines between\n"
@@ -126,7 +152,11 @@ static void draw_usage(FILE *out)
     fprintf(out, "--algorithm A     %s\n", smp_algorithm_names());
     fputs("--hostfile FILE   draw this placement: line r = node of rank r ('-': stdin)\n"
           "--svg OUT         where to write the SVG ('-': standard output)\n"
-          "--title TEXT      the picture's title\n"
+          "--title TEXT      the picture's title\n",
+          out);
+    fputs(topology_lines, out);
+    fputs("--colour-by W     node (default) or group: one colour per leaf switch or\n"
+          "                  block (level 0), the figures between groups\n"
           "--help            this text\n"
           "\n",
           out);

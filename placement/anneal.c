@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
+#include "levels_internal.h"
 #include "neighbours.h"
 
 #define T0_UNITS 1.5       /* first temperature */
@@ -86,6 +86,8 @@ struct an {
     double *out;          /* "max": each block's outgoing cut */
     int32_t *best;        /* the best placement seen... */
     bool unsaved;         /* ...unless the state is better and not yet copied there */
+    const int32_t *parent; /* NULL, or per node: moves only between nodes of one parent */
+    int32_t *bparent;      /* the same per dense block */
 };
 
 static uint64_t rnd(struct an *a)
@@ -183,6 +185,8 @@ static void cache_update(struct an *a, int32_t v)
             inside += a->w[i];
             continue;
         }
+        if (a->bparent && a->bparent[x] != a->bparent[me])
+            continue; /* another parent's: cut wherever v goes */
         int j = 0;
         while (j < n && cb[j] != x)
             j++;
@@ -504,6 +508,14 @@ static smp_status build_state(struct an *a, const int32_t *node_of_rank, int nno
         a->block[v] = dense[n];
         a->count[dense[n]]++; /* the block's share, for now */
     }
+    if (a->parent) {
+        if (!(a->bparent = malloc(sizeof(int32_t) * (size_t)a->nblocks))) {
+            free(dense);
+            return smp_error_set(err, SMP_ERR_SYSTEM, "anneal: out of memory");
+        }
+        for (int b = 0; b < a->nblocks; b++)
+            a->bparent[b] = a->parent[(*dense_to_node)[b]];
+    }
     for (int b = 0, at = 0; b < a->nblocks; b++) {
         a->first[b] = at; /* room for CACHE moves of each of its ranks */
         at += a->count[b] * CACHE;
@@ -537,6 +549,7 @@ static void an_free(struct an *a)
     free(a->movepos);
     free(a->stamp);
     free(a->best);
+    free(a->bparent);
 }
 
 bool smp_anneal_applies(const smp_grid *grid, const smp_stencil *st)
@@ -565,9 +578,27 @@ static smp_status limit_init(struct an *a, const smp_score *before, bool weighte
     return SMP_OK;
 }
 
+static smp_status anneal_impl(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                              int nnodes, const int32_t *parent, int64_t budget, smp_objective obj,
+                              uint32_t round, smp_anneal_stats *stats, smp_error *err);
+
 smp_status smp_anneal(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                       int nnodes, int64_t budget, smp_objective obj, uint32_t round,
                       smp_anneal_stats *stats, smp_error *err)
+{
+    return anneal_impl(grid, st, node_of_rank, nnodes, NULL, budget, obj, round, stats, err);
+}
+
+smp_status smp_anneal_within(const smp_grid *grid, const smp_stencil *st, int32_t *label,
+                             int nlabels, const int32_t *parent, int64_t budget, smp_objective obj,
+                             uint32_t round, smp_anneal_stats *stats, smp_error *err)
+{
+    return anneal_impl(grid, st, label, nlabels, parent, budget, obj, round, stats, err);
+}
+
+static smp_status anneal_impl(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                              int nnodes, const int32_t *parent, int64_t budget, smp_objective obj,
+                              uint32_t round, smp_anneal_stats *stats, smp_error *err)
 {
     memset(stats, 0, sizeof(*stats));
     if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
@@ -585,7 +616,8 @@ smp_status smp_anneal(const smp_grid *grid, const smp_stencil *st, int32_t *node
                    .budget = budget > 0 ? budget : smp_anneal_default_budget(grid->size),
                    .rng = (0x9E3779B97F4A7C15ULL ^ (uint64_t)grid->size) +
                           0x632BE59BD9B4E019ULL * round,
-                   .limit = INFINITY};
+                   .limit = INFINITY,
+                   .parent = parent};
     if (!a.rng) /* xorshift stays at 0 */
         a.rng = 1;
     bool weighted = smp_stencil_weighted(st);

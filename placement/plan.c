@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Planning: check feasibility, derive each node's exact share, run one
- * construction or all of them (auto, which then refines the best), and
- * score the result. */
+ * construction or all of them (auto, which then refines the best; on
+ * network levels, plan_levels.c), and score the result. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
+#include "levels_internal.h"
 
 smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *slots, int nnodes,
                     smp_algorithm alg, smp_placement *out, smp_error *err)
@@ -54,6 +54,12 @@ smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int3
     if (effort < 1 || effort > SMP_MAX_EFFORT)
         return smp_error_set(err, SMP_ERR_INPUT, "effort: must be 1 to %d, not %d",
                              SMP_MAX_EFFORT, effort);
+    const smp_levels *lv = opts->levels && opts->levels->nlevels > 0 ? opts->levels : NULL;
+    if (lv && opts->levels_mode >= SMP_LEVELS_MODE_COUNT)
+        return smp_error_set(err, SMP_ERR_INPUT, "levels mode: unknown");
+    smp_status ls = lv ? smp_levels_check(lv, nnodes, err) : SMP_OK;
+    if (ls)
+        return ls;
     int64_t total = 0;
     for (int i = 0; i < nnodes; i++) {
         if (slots[i] < 1)
@@ -90,9 +96,19 @@ smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int3
             s = smp_score_compute(grid, st, out->node_of_rank, nnodes, &out->score, err);
         out->constructed = out->score;
         out->algorithm = alg;
+        /* a single construction is placed as without levels (blocked stays
+         * what Slurm launches), and scored on them */
+        if (!s && lv) {
+            out->nlevels = lv->nlevels;
+            s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
+        }
         goto done;
     }
-    s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+    if (lv)
+        s = smp_plan_levels(grid, st, cap, dense, ndense, nnodes, lv, opts->levels_mode, obj,
+                            effort, out, err);
+    else
+        s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
 done:
     free(cap);
     free(dense);

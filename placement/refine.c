@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
+#include "levels_internal.h"
 #include "neighbours.h"
 
 /* Work per rank and floor of the default budget: the floor covers every
@@ -831,4 +831,13 @@ smp_status smp_refine_within(const smp_grid *grid, const smp_stencil *st, int32_
                              smp_refine_stats *stats, smp_error *err)
 {
     return refine_impl(grid, st, label, nlabels, parent, budget, SMP_OBJ_SUM, NULL, stats, err);
+}
+
+smp_status smp_refine_within_for(const smp_grid *grid, const smp_stencil *st, int32_t *label,
+                                 int nlabels, const int32_t *parent, int64_t budget,
+                                 smp_objective obj, smp_refine_stats *stats, smp_error *err)
+{
+    if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
+        return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
+    return refine_impl(grid, st, label, nlabels, parent, budget, obj, NULL, stats, err);
 }

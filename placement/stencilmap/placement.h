@@ -32,6 +32,7 @@ extern "C" {
 #define SMP_MAX_RANKS ((int64_t)INT32_MAX)
 #define SMP_MAX_NODES 1000000
 #define SMP_MAX_SPEC_BYTES (1 << 20)
+#define SMP_MAX_LEVELS 4 /* network levels above nodes that are planned */
 
 /* Status codes double as the command's exit codes. */
 typedef enum {
@@ -151,6 +152,11 @@ typedef struct {
                             * (fold), or -1 */
     bool refined;          /* auto: refinement improved the construction */
     smp_score constructed; /* auto: the construction's score before refinement */
+    /* With levels (smp_plan_opts.levels): the score between the groups of
+     * each level, as smp_levels_score_compute() gives it; nlevels == 0
+     * without levels. */
+    int nlevels;
+    smp_score level[SMP_MAX_LEVELS];
 } smp_placement;
 
 typedef struct {
@@ -256,12 +262,71 @@ smp_status smp_plan(const smp_grid *grid, const smp_stencil *st,
 smp_status smp_plan_for(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
                         int nnodes, smp_algorithm alg, smp_objective obj, smp_placement *out,
                         smp_error *err);
+/* ---- the network above the nodes: switches, blocks -------------------- */
+
+/* The network above the step's nodes as groups of node indices (indices into
+ * the step's node list).  Level 0 is the finest (leaf switches, blocks); each
+ * group of level l lies inside one group of level l + 1.  nlevels == 0:
+ * nothing above nodes.  The placement core never reads a topology itself:
+ * topology/ (smt_levels_for) or the caller builds this. */
+typedef struct {
+    int nlevels;
+    int nnodes;
+    int ngroups[SMP_MAX_LEVELS];
+    int32_t *group_of_node[SMP_MAX_LEVELS]; /* nnodes entries each, in [0, ngroups[l]) */
+    char **group_names[SMP_MAX_LEVELS];     /* ngroups[l] names each (for reports), may be NULL */
+    char source[128]; /* where the levels came from: "slurm (topology/tree)", "file /etc/x.conf" */
+} smp_levels;
+/* Frees the arrays and names (malloc'd) and zeroes *lv; NULL is fine. */
+void smp_levels_free(smp_levels *lv);
+/* Checks lv against a step of nnodes nodes: 0 <= nlevels <= SMP_MAX_LEVELS,
+ * lv->nnodes == nnodes, every group index in range, every group of level l
+ * inside one group of level l + 1; messages name the level and node. */
+smp_status smp_levels_check(const smp_levels *lv, int nnodes, smp_error *err);
+/* J_sum/J_max between the groups of each level: a group's outgoing directed
+ * stencil edges (to ranks on nodes of another group), weighted too, in
+ * per_level[l] for l < lv->nlevels (j_max_node: a group that attains
+ * j_max).  Edges inside a group, between its nodes, do not count. */
+smp_status smp_levels_score_compute(const smp_grid *grid, const smp_stencil *st,
+                                    const int32_t *node_of_rank, int nnodes,
+                                    const smp_levels *lv, smp_score *per_level, smp_error *err);
+/* a better than b under the levelled objective: the levels from the
+ * coarsest (nlevels - 1) to the finest, each by obj (smp_score_better_for),
+ * then the nodes' scores by obj. */
+bool smp_levels_better(const smp_score *a_levels, const smp_score *a_nodes,
+                       const smp_score *b_levels, const smp_score *b_nodes, int nlevels,
+                       bool weighted, smp_objective obj);
+
+/* How auto plans on levels (smp_plan_opts.levels_mode).
+ * SMP_LEVELS_BEST: both ways below, the better by the levelled objective
+ * (smp_levels_better: the groups' figures first).
+ * SMP_LEVELS_GROUPS_FIRST: the grid is planned onto the coarsest groups as
+ * super-nodes (auto), split down the levels by bisection and refinement
+ * inside each group, down to the nodes.
+ * SMP_LEVELS_NODES_FIRST: today's node plan, then its nodes' rank sets are
+ * handed to physical nodes (only among nodes of equal share) so that few
+ * edges cross groups: every node-level figure stays exactly today's. */
+typedef enum {
+    SMP_LEVELS_BEST = 0,
+    SMP_LEVELS_GROUPS_FIRST,
+    SMP_LEVELS_NODES_FIRST,
+    SMP_LEVELS_MODE_COUNT
+} smp_levels_mode;
+const char *smp_levels_mode_name(smp_levels_mode mode); /* "best", "groups-first", "nodes-first" */
+bool smp_levels_mode_from_name(const char *name, smp_levels_mode *mode);
+
 /* What smp_plan_with plans: the algorithm, the objective auto minimises
- * first, and auto's effort (1 to SMP_MAX_EFFORT; 0 means the default). */
+ * first, auto's effort (1 to SMP_MAX_EFFORT; 0 means the default) and the
+ * network above the nodes.  levels NULL or with nlevels == 0: the plan is
+ * exactly the one without levels.  With levels, auto plans on them by
+ * levels_mode; a single construction is placed as without levels (blocked
+ * stays what Slurm would launch); both get out->level[] scored. */
 typedef struct {
     smp_algorithm algorithm;
     smp_objective objective;
     int effort;
+    const smp_levels *levels;
+    smp_levels_mode levels_mode;
 } smp_plan_opts;
 smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
                          int nnodes, const smp_plan_opts *opts, smp_placement *out,

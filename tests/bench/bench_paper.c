@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include <stencilmap/placement.h>
+
+#include "paper_set.h"
 #ifdef SMP_WITH_SCOTCH
 #include "scotch_map.h"
 #define HAVE_SCOTCH_COL 1
@@ -39,61 +41,6 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double *c = malloc(sizeof(double) * (size_t)n);
-    if (!c)
-        exit(1);
-    memcpy(c, v, sizeof(double) * (size_t)n);
-    qsort(c, (size_t)n, sizeof(double), cmp_double);
-    double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-    free(c);
-    return m;
-}
-
-static void die(const smp_error *err)
-{
-    fprintf(stderr, "bench: %s\n", err->msg);
-    exit(1);
-}
-
-#define MAX_INST 200
-
-/* Paper 001's instance set: N nodes of n ranks, d dimensions. */
-struct instance {
-    int N, n, d;
-};
-
-static int paper_instances(struct instance *out)
-{
-    int k = 0;
-    for (int N = 10; N <= 31; N += 3)
-        for (int n = 10; n <= 32; n = (n == 31 ? 32 : n + 3)) {
-            for (int d = 2; d <= 3; d++)
-                out[k++] = (struct instance){N, n, d};
-            if (n == 32)
-                break;
-        }
-    return k;
-}
-
-/* The instance's grid (balanced dims, as MPI_Dims_create) and the family's
- * stencil for its dimension. */
-static void instance_setup(const struct instance *in, const char *family, int64_t *dims,
-                           smp_grid *grid, smp_stencil *st)
-{
-    smp_error err;
-    if (smp_dims_create((int64_t)in->N * in->n, in->d, dims, &err) ||
-        smp_grid_init(grid, in->d, dims, NULL, &err) || smp_stencil_family(st, family, in->d, &err))
-        die(&err);
 }
 
 /* The bars set for Hyperplane's median J_sum/blocked, per family. */
@@ -678,7 +625,7 @@ int main(int argc, char **argv)
             vp.mine[0][v] = scs[AUTO_COL].j_sum;
             vp.mine[1][v] = scs[AUTOMAX_COL].j_sum;
             if (!check) { /* auto at the high effort */
-                smp_plan_opts o = {SMP_ALG_AUTO, SMP_OBJ_SUM, high_effort};
+                smp_plan_opts o = {SMP_ALG_AUTO, SMP_OBJ_SUM, high_effort, NULL, SMP_LEVELS_BEST};
                 smp_placement pl;
                 if (smp_plan_with(&grid, &st, slots, N, &o, &pl, &err))
                     die(&err);

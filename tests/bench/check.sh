@@ -1,4 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The bench's deterministic quality bars (no timing): bench_paper --check.
-exec ./bench/bench_paper --check
+# The benches' deterministic quality bars (no timing): bench_paper --check,
+# then bench_levels --check (the network levels, on a subset of the set).
+./bench/bench_paper --check || exit 1
+exec ./bench/bench_levels --check

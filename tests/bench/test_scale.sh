@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The scale bench end to end on one small case (contrib/bench/scale/run.sh):
 # 256 ranks of a 2-D 5-point halo on 16 hosts of 16, every placement
-# planned by stencil-map, simulated in SimGrid's SMPI on the fat-tree and
-# the dragonfly, reported.  It asserts what the model must give, never a
+# planned by stencil-map (the levelled plan too, from each platform's
+# topology.conf), simulated in SimGrid's SMPI on the fat-tree and the
+# dragonfly, reported.  It asserts what the model must give, never a
 # time: each simulated run is the planned placement (its inter-node
 # messages = the plan's J_sum), auto halves blocked's J_max on this case
 # (32 -> 16) and its exchange is faster on both networks, the busiest link
@@ -54,6 +55,17 @@ check("blocked" in plan and "auto-max" in plan and "auto-sum" in plan, "plans: b
       str(sorted(plan)))
 check(all(a in plan for a in ("hyperplane", "strips", "kdtree", "nodecart", "bisect", "scotch")),
       "plans: every construction and Scotch", str(sorted(plan)))
+# the levelled plan, one per network, from the platform's topology.conf
+for net in ("fattree", "dragonfly"):
+    lv = [p for p in plans if p["alg"] == "levelled" and p["network"] == net]
+    check(len(lv) == 1 and lv[0]["runner"] != "-", "plans: the levelled plan on %s" % net, str(lv))
+levels = tsv("levels.tsv")
+for net, groups in (("fattree", None), ("dragonfly", "4")):
+    # 16 hosts: under one leaf switch of the fat-tree (no level splits
+    # them), on 4 routers of one dragonfly group
+    got = sorted({l["groups"] for l in levels if l["network"] == net})
+    check(got == ([groups] if groups else []), "levels.tsv: %s splits the job into %s" % (
+        net, groups or "nothing"), str(got))
 if "blocked" in plan and "auto-max" in plan:
     jb, ja = int(plan["blocked"]["j_max"]), int(plan["auto-max"]["j_max"])
     check((jb, ja) == (32, 16), "the case halves J_max: blocked 32, auto 16", "%d, %d" % (jb, ja))

@@ -19,15 +19,19 @@ for f in "$top"/placement/*.c; do
     [ "$(basename "$f")" = scotch_map.c ] || srcs+=("$f")
 done
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -I"$top/placement" $(pkg-config --cflags jansson))
+       -I"$top/placement" -I"$top/topology" $(pkg-config --cflags jansson))
+# the topology parsers, for their harness only
+topo_srcs=("$top"/topology/*.c)
 libs=($(pkg-config --libs jansson) -lm)
 
 "$here/make-seeds.sh" "$here/seeds"
 status=0
 ok=0
 bad=0
-for h in spec hostlist plan; do
-    clang "${flags[@]}" "$here/fuzz_$h.c" "${srcs[@]}" "${libs[@]}" -o "$work/fuzz_$h"
+for h in spec hostlist plan topology; do
+    extra=()
+    [ "$h" = topology ] && extra=("${topo_srcs[@]}")
+    clang "${flags[@]}" "$here/fuzz_$h.c" "${srcs[@]}" "${extra[@]}" "${libs[@]}" -o "$work/fuzz_$h"
     corpus="$work/corpus_$h"
     mkdir -p "$corpus"
     case $h in
@@ -35,6 +39,16 @@ for h in spec hostlist plan; do
     hostlist)
         printf 'n[01-04]\00048(x3),32' >"$corpus/seed-slots"
         printf 'node[1-3],gpu[07-08]\0004' >"$corpus/seed-mixed" ;;
+    topology) # 'c' or 'p', the step's nodes, then a topology of the tests' files
+        i=0
+        for f in "$top"/tests/unit/topology/*/*.conf; do
+            i=$((i + 1))
+            { printf 'cn[1-8],n[01-16],a[1-8],g[1-12]\n'; cat "$f"; } >"$corpus/seed-$i"
+        done
+        for f in "$top"/tests/unit/topology/*/*.printed; do
+            i=$((i + 1))
+            { printf 'pn[1-8],n[01-16]\n'; cat "$f"; } >"$corpus/seed-$i"
+        done ;;
     plan) # node list, slots, "TASKS ALGORITHM", then a spec
         i=0
         for f in "$top"/stencil-specs/*.json "$here"/seeds/ok "$here"/seeds/weights "$here"/seeds/auto; do

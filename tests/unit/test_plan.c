@@ -536,7 +536,7 @@ static void test_plan_effort(void **state)
         for (int i = 0; i < nnodes; i++)
             slots[i] = cap[i] = n;
         for (int k = 0; k < 2; k++) {
-            smp_plan_opts o = {SMP_ALG_AUTO, SMP_OBJ_SUM, k ? 8 : 1};
+            smp_plan_opts o = {SMP_ALG_AUTO, SMP_OBJ_SUM, k ? 8 : 1, NULL, SMP_LEVELS_BEST};
             smp_placement pl;
             assert_ok(smp_plan_with(&g, &st, slots, nnodes, &o, &pl, &err), err);
             tu_assert_shares("effort", pl.node_of_rank, g.size, cap, nnodes);

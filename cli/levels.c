@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define _GNU_SOURCE /* pipe2, execvpe */
+/* The network levels above the nodes for the subcommands: from
+ * --topology FILE (topology.conf syntax), off with --topology none, and
+ * inside an allocation without the option from Slurm itself: `scontrol
+ * show topology` run without a shell (SLURM_TOPO_LEN unset: it cuts
+ * lines), its output read by the topology library.  A topology the user
+ * named must fit the nodes (exit 2 otherwise); Slurm's, taken unasked,
+ * only warns and plans without levels when it does not. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "smt_topology.h"
+
+extern char **environ;
+
+/* Runs `scontrol show topology`, its stdout into *out (at most
+ * SMT_MAX_BYTES); non-zero with a reason in why when it cannot. */
+static int run_scontrol(char **out, size_t *len, char *why, size_t whylen)
+{
+    int fd[2];
+    *out = NULL;
+    *len = 0;
+    if (pipe2(fd, O_CLOEXEC)) {
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    /* the environment without SLURM_TOPO_LEN */
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = malloc(sizeof(char *) * (n + 1));
+    if (!env) {
+        close(fd[0]);
+        close(fd[1]);
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "SLURM_TOPO_LEN=", 15))
+            env[k++] = environ[i];
+    env[k] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(fd[1], STDOUT_FILENO);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            dup2(null, STDERR_FILENO); /* "No topology information available" */
+        }
+        char *argv[] = {"scontrol", "show", "topology", NULL};
+        execvpe("scontrol", argv, env);
+        _exit(127);
+    }
+    free(env);
+    close(fd[1]);
+    if (pid < 0) {
+        close(fd[0]);
+        snprintf(why, whylen, "fork: %s", strerror(errno));
+        return -1;
+    }
+    size_t cap = 65536;
+    char *buf = malloc(cap + 1);
+    bool too_big = false;
+    while (buf) {
+        if (*len == cap) {
+            if (cap >= SMT_MAX_BYTES) {
+                too_big = true;
+                break;
+            }
+            char *nb = realloc(buf, 2 * cap + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t got = read(fd[0], buf + *len, cap - *len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        *len += (size_t)got;
+    }
+    close(fd[0]);
+    if (too_big)
+        kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!buf || too_big) {
+        free(buf);
+        snprintf(why, whylen, too_big ? "more than %d bytes of output" : "out of memory",
+                 SMT_MAX_BYTES);
+        return -1;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        free(buf);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            snprintf(why, whylen, "scontrol not found in PATH");
+        else
+            snprintf(why, whylen, "scontrol exited with status %d",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        return -1;
+    }
+    buf[*len] = '\0';
+    *out = buf;
+    return 0;
+}
+
+/* "2 levels (4 and 2 groups)" */
+static void describe(const smp_levels *lv, char *buf, size_t len)
+{
+    int k = snprintf(buf, len, "%d level%s (", lv->nlevels, lv->nlevels == 1 ? "" : "s");
+    for (int l = 0; l < lv->nlevels && k > 0 && (size_t)k < len; l++)
+        k += snprintf(buf + k, len - (size_t)k, "%s%d", l == 0 ? "" : l + 1 == lv->nlevels ? " and " : ", ",
+                      lv->ngroups[l]);
+    if (k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, " groups)");
+}
+
+static int from_slurm(const smp_nodes *nodes, smp_levels *lv)
+{
+    char *text, why[256];
+    size_t len;
+    if (run_scontrol(&text, &len, why, sizeof(why))) {
+        fprintf(stderr, "stencil-map: inside an allocation: no network levels: scontrol show "
+                        "topology failed (%s)\n", why);
+        return 0;
+    }
+    smt_topology *t = NULL;
+    smp_error err;
+    smp_status s = smt_parse_printed(text, len, &t, &err);
+    free(text);
+    if (!s)
+        s = smt_levels_for(t, nodes, lv, &err);
+    if (s) {
+        fprintf(stderr, "stencil-map: inside an allocation: no network levels: %s\n", err.msg);
+        smp_levels_free(lv);
+    } else if (lv->nlevels == 0) {
+        fprintf(stderr, "stencil-map: inside an allocation: no network levels (%s: %s)\n",
+                smt_kind(t), !strcmp(smt_kind(t), "none")
+                                 ? "scontrol show topology lists no switches or blocks"
+                                 : "the nodes share one leaf switch or block");
+    } else {
+        char d[160];
+        describe(lv, d, sizeof(d));
+        fprintf(stderr, "stencil-map: inside an allocation: network levels from %s: %s\n",
+                lv->source, d);
+    }
+    smt_free(t);
+    return 0;
+}
+
+int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv)
+{
+    memset(lv, 0, sizeof(*lv));
+    if (o->topology && !strcmp(o->topology, "none"))
+        return 0;
+    if (!o->topology) {
+        if (getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID"))
+            return from_slurm(nodes, lv);
+        return 0;
+    }
+    smt_topology *t;
+    smp_error err;
+    smp_status s = smt_load_conf(o->topology, &t, &err);
+    if (!s) {
+        s = smt_levels_for(t, nodes, lv, &err);
+        smt_free(t);
+    }
+    if (s) {
+        fprintf(stderr, "stencil-map: --topology: %s\n", err.msg);
+        return (int)s;
+    }
+    snprintf(lv->source, sizeof(lv->source), "file %s", o->topology);
+    return 0;
+}
+
+void cli_levels_print(const smp_placement *pl, const smp_placement *blocked, const smp_levels *lv,
+                      bool weighted)
+{
+    static const char *const kind[] = {"groups", "groups of groups", "level-2 groups",
+                                       "level-3 groups"};
+    for (int l = 0; l < lv->nlevels && l < pl->nlevels; l++) {
+        const smp_score *a = &pl->level[l], *b = blocked ? &blocked->level[l] : NULL;
+        printf("stencil-map: level %d (%d %s, %s): ", l, lv->ngroups[l], kind[l], lv->source);
+        if (weighted)
+            printf("weighted inter-group edges %g", a->w_sum);
+        else
+            printf("inter-group edges %lld", (long long)a->j_sum);
+        if (b)
+            weighted ? printf(" (blocked %g)", b->w_sum) : printf(" (blocked %lld)", (long long)b->j_sum);
+        if (weighted)
+            printf(", max per group %g", a->w_max);
+        else
+            printf(", max per group %lld", (long long)a->j_max);
+        if (b)
+            weighted ? printf(" (blocked %g)", b->w_max) : printf(" (blocked %lld)", (long long)b->j_max);
+        printf("\n");
+    }
+}
+
+json_t *cli_levels_json(const smp_placement *pl, const smp_placement *blocked,
+                        const smp_levels *lv, bool weighted)
+{
+    json_t *arr = json_array();
+    for (int l = 0; l < lv->nlevels && l < pl->nlevels; l++) {
+        const smp_score *a = &pl->level[l];
+        json_t *e = json_pack("{s:i,s:i,s:I,s:I}", "level", l, "groups", lv->ngroups[l], "j_sum",
+                              (json_int_t)a->j_sum, "j_max", (json_int_t)a->j_max);
+        if (lv->group_names[l] && lv->group_names[l][a->j_max_node])
+            json_object_set_new(e, "j_max_group", json_string(lv->group_names[l][a->j_max_node]));
+        if (weighted)
+            json_object_set_new(e, "weighted", json_pack("{s:f,s:f}", "j_sum", a->w_sum, "j_max",
+                                                         a->w_max));
+        if (blocked) {
+            const smp_score *b = &blocked->level[l];
+            json_object_set_new(e, "blocked", json_pack("{s:I,s:I}", "j_sum", (json_int_t)b->j_sum,
+                                                        "j_max", (json_int_t)b->j_max));
+            if (weighted)
+                json_object_set_new(json_object_get(e, "blocked"), "weighted",
+                                    json_pack("{s:f,s:f}", "j_sum", b->w_sum, "j_max", b->w_max));
+        }
+        json_array_append_new(arr, e);
+    }
+    return arr;
+}

@@ -1,0 +1,158 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# stencil-map with network levels: --topology FILE on plan, compare, score
+# and draw (JSON keys, one line per level, exit 2 and a message naming the
+# file, line, switch or node for a bad topology), --topology none, and
+# inside an allocation Slurm's topology through `scontrol show topology`
+# (a stand-in scontrol first in PATH prints what Slurm's would, and
+# records that SLURM_TOPO_LEN did not reach it).
+#
+# Needs STENCIL_MAP, STENCILMAP_SPECS_DIR and STENCILMAP_TOP_SRCDIR (set by
+# tests/Makefile.am); python3 reads the JSON.
+
+SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
+TOP=${STENCILMAP_TOP_SRCDIR:?STENCILMAP_TOP_SRCDIR must name the source tree}
+unset SLURM_JOB_NODELIST SLURM_JOB_CPUS_PER_NODE SLURM_NTASKS SLURM_NPROCS SLURM_JOB_ID
+: "${STENCILMAP_SPECS_DIR:?STENCILMAP_SPECS_DIR must name stencil-specs/}"
+command -v python3 >/dev/null 2>&1 || { echo "python3 not found: cannot read JSON"; exit 77; }
+
+work=$(mktemp -d "${PWD}/cli-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT INT TERM
+. "$TOP/tests/lib/checks.sh"
+valid=$TOP/tests/unit/topology/valid
+invalid=$TOP/tests/unit/topology/invalid
+
+jget() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)
+PY
+}
+
+run() {
+    want=$1 name=$2; shift 2
+    "$SM" "$@" >"$work/$name.out" 2>"$work/$name.err"
+    rc=$?
+    if [ "$rc" -eq "$want" ]; then
+        pass "$name: exit $rc"
+    else
+        fail "$name: exit $rc, wanted $want ($(head -c 300 "$work/$name.err"))"
+    fi
+}
+
+has() { # has NAME out|err TEXT
+    if grep -F -q -- "$3" "$work/$1.$2"; then
+        pass "$1: $2 has '$3'"
+    else
+        fail "$1: $2 lacks '$3'" "$(head -c 300 "$work/$1.$2")"
+    fi
+}
+
+equal() { # equal WHAT GOT WANT
+    if [ "$2" = "$3" ]; then pass "$1 = $3"; else fail "$1 is '$2', wanted '$3'"; fi
+}
+
+three=$valid/tree-three-tier.conf
+nodes='n[1-8]'
+
+# ---- plan ---------------------------------------------------------------
+run 0 plan plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three"
+has plan out "level 0 (4 groups, file $three): inter-group edges"
+has plan out "level 1 (2 groups of groups, file $three)"
+run 0 plan-json plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three" --json
+equal "plan --json levels" "$(jget "$work/plan-json.out" levels.1.groups)" 2
+equal "plan --json level 0 groups" "$(jget "$work/plan-json.out" levels.0.groups)" 4
+equal "plan --json topology_source" "$(jget "$work/plan-json.out" topology_source)" "file $three"
+equal "plan --json levels_mode" "$(jget "$work/plan-json.out" levels_mode)" best
+equal "plan --json format" "$(jget "$work/plan-json.out" format)" 1
+j0=$(jget "$work/plan-json.out" levels.0.j_sum)
+b0=$(jget "$work/plan-json.out" levels.0.blocked.j_sum)
+check "$( [ "$j0" -le "$b0" ] && echo OK )" "plan: level 0 J_sum $j0 <= blocked's $b0"
+
+# the levels change the placement only through auto: blocked is blocked
+run 0 plan-blocked plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three" \
+    --algorithm blocked --hostfile "$work/blocked-levels"
+run 0 plan-blocked-plain plan auto:2d:5pt --nodes "$nodes" --slots 16 --algorithm blocked \
+    --hostfile "$work/blocked-plain"
+check_cmd "blocked's hostfile is the same with levels" cmp -s "$work/blocked-levels" "$work/blocked-plain"
+
+# nodes-first keeps the node figures of the plan without levels
+run 0 plan-plain plan auto:2d:5pt --nodes "$nodes" --slots 16 --json --topology none
+run 0 plan-nodes-first plan auto:2d:5pt --nodes "$nodes" --slots 16 --json --topology "$three" \
+    --levels-mode nodes-first
+equal "nodes-first J_sum" "$(jget "$work/plan-nodes-first.out" j_sum)" "$(jget "$work/plan-plain.out" j_sum)"
+equal "nodes-first J_max" "$(jget "$work/plan-nodes-first.out" j_max)" "$(jget "$work/plan-plain.out" j_max)"
+check "$(grep -q '"levels"' "$work/plan-plain.out" || echo OK)" "--topology none: no levels in the JSON"
+run 2 bad-mode plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three" --levels-mode switches
+has bad-mode err "--levels-mode: best, groups-first or nodes-first, not switches"
+
+# ---- bad topologies: exit 2, the file and what is wrong ------------------
+run 2 bad-loop plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid/loop.conf"
+has bad-loop err "$invalid/loop.conf:3: a loop in Switches= through switch 'b'"
+run 2 bad-unknown plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid/unknown-switch.conf"
+has bad-unknown err "unknown-switch.conf:2: switch 'top': Switches= names unknown switch 's1'"
+run 2 bad-node plan auto:2d:5pt --nodes 'n[1-9]' --slots 16 --topology "$three"
+has bad-node err "node n9 is in no switch"
+run 2 bad-two plan auto:2d:5pt --nodes 'n[1-3]' --slots 16 --topology "$invalid/two-leaves.conf"
+has bad-two err "node n2 is in both leaf switches 's0' and 's1'"
+run 2 bad-none-named compare auto:2d:5pt --nodes 'x[1-4]' --slots 4 --topology "$three"
+has bad-none-named err "names none of the step's nodes (x1, ...)"
+run 2 bad-missing plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$work/nothere.conf"
+has bad-missing err "$work/nothere.conf': cannot open"
+run 2 bad-dir score auto:2d:5pt --hostfile "$work/blocked-plain" --topology "$work"
+has bad-dir err "not a regular file"
+
+# ---- compare and score ---------------------------------------------------
+run 0 compare compare auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three"
+has compare out "L0_sum"
+has compare out "L1_max"
+run 0 compare-json compare auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three" --json
+equal "compare --json row levels" "$(jget "$work/compare-json.out" algorithms.0.levels.0.groups)" 4
+equal "compare --json topology_source" "$(jget "$work/compare-json.out" topology_source)" "file $three"
+run 0 score score auto:2d:5pt --hostfile "$work/blocked-plain" --topology "$three" --json
+equal "score --json level 0 j_sum" "$(jget "$work/score.out" levels.0.j_sum)" \
+    "$(jget "$work/plan-json.out" levels.0.blocked.j_sum)"
+
+# ---- draw ------------------------------------------------------------------
+run 0 draw-group draw auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three" \
+    --colour-by group --svg "$work/g.svg"
+check "$(grep -q ': l3</title>' "$work/g.svg" && echo OK)" "draw --colour-by group: cells are named by leaf switch (l3)"
+check "$(grep -q ': n3</title>' "$work/g.svg" || echo OK)" "draw --colour-by group: no cell named by its node"
+run 2 draw-no-levels draw auto:2d:5pt --nodes "$nodes" --slots 16 --colour-by group --svg "$work/h.svg"
+has draw-no-levels err "--colour-by group: no network levels"
+
+# ---- inside an allocation: Slurm's topology through scontrol ------------
+mkdir "$work/bin"
+cat >"$work/bin/scontrol" <<SH
+#!/bin/sh
+[ "\$1 \$2" = "show topology" ] || exit 1
+echo "\${SLURM_TOPO_LEN:-unset}" >"$work/topo_len"
+cat "$valid/printed-tree-three.printed"
+SH
+chmod +x "$work/bin/scontrol"
+SLURM_JOB_ID=42 SLURM_TOPO_LEN=20 PATH="$work/bin:$PATH" run 0 slurm-tree \
+    plan auto:2d:5pt --nodes "$nodes" --slots 16 --json
+has slurm-tree err "inside an allocation: network levels from slurm (topology/tree): 2 levels (4 and 2 groups)"
+equal "scontrol ran without SLURM_TOPO_LEN" "$(cat "$work/topo_len" 2>/dev/null)" unset
+equal "slurm --json topology_source" "$(jget "$work/slurm-tree.out" topology_source)" "slurm (topology/tree)"
+SLURM_JOB_ID=42 PATH="$work/bin:$PATH" run 0 slurm-none-asked \
+    plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology none
+check "$( [ ! -s "$work/slurm-none-asked.err" ] && echo OK )" "--topology none: Slurm's is not read"
+# a topology that does not fit the nodes: a warning, the plan without levels
+SLURM_JOB_ID=42 PATH="$work/bin:$PATH" run 0 slurm-misfit plan auto:2d:5pt --nodes 'x[1-4]' --slots 4
+has slurm-misfit err "no network levels: topology slurm (topology/tree) names none of the step's nodes"
+# topology/flat and friends print nothing
+printf '#!/bin/sh\necho "No topology information available" >&2\n' >"$work/bin/scontrol"
+SLURM_JOB_ID=42 PATH="$work/bin:$PATH" run 0 slurm-flat plan auto:2d:5pt --nodes "$nodes" --slots 16
+has slurm-flat err "no network levels (none: scontrol show topology lists no switches or blocks)"
+printf '#!/bin/sh\nexit 1\n' >"$work/bin/scontrol"
+SLURM_JOB_ID=42 PATH="$work/bin:$PATH" run 0 slurm-fails plan auto:2d:5pt --nodes "$nodes" --slots 16
+has slurm-fails err "scontrol show topology failed (scontrol exited with status 1)"
+printf '#!/bin/sh\necho "RingName=r0 Nodes=n[1-8]"\n' >"$work/bin/scontrol"
+SLURM_JOB_ID=42 PATH="$work/bin:$PATH" run 0 slurm-ring plan auto:2d:5pt --nodes "$nodes" --slots 16
+has slurm-ring err "not a line of topology/tree or topology/block"
+
+checks_summary

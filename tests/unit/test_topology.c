@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The topology parsers and smt_levels_for, driven by data: every file in
+ * tests/unit/topology/valid and .../invalid (NAME.conf for topology.conf,
+ * NAME.printed for scontrol's output) has a NAME.expect beside it:
+ *   nodes HOSTLIST        the step's nodes (default n1)
+ *   kind K                smt_kind() of the parsed topology
+ *   source S              smt_source() (and the levels' source)
+ *   level L NAME...       the group name of each step node at level L;
+ *                         the levels are exactly those listed
+ *   error TEXT            parsing or smt_levels_for fails with SMP_ERR_INPUT
+ *                         and a message containing TEXT
+ * Lines starting with '#' are comments.  Then the cases no file can hold:
+ * NUL bytes, the limits, loading files that are not regular. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unit_util.h"
+#include "smt_topology.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    char *buf = malloc(1 << 20);
+    assert_non_null(buf);
+    *len = fread(buf, 1, (1 << 20) - 1, f);
+    buf[*len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static const char *data_dir(void)
+{
+    const char *top = getenv("STENCILMAP_TOP_SRCDIR");
+    static char dir[2048];
+    if (snprintf(dir, sizeof(dir), "%s/tests/unit/topology", top ? top : "..") >= (int)sizeof(dir))
+        fail_msg("STENCILMAP_TOP_SRCDIR too long");
+    return dir;
+}
+
+/* One case: parse, compute the levels, compare with the .expect file. */
+static void run_case(const char *dir, const char *file, bool want_valid)
+{
+    char path[4096], epath[4200];
+    if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+        fail_msg("%s/%s: path too long", dir, file);
+    snprintf(epath, sizeof(epath), "%s", path);
+    char *dot = strrchr(epath, '.');
+    strcpy(dot, ".expect");
+    bool printed = !strcmp(strrchr(file, '.'), ".printed");
+    size_t len, elen;
+    char *text = slurp(path, &len), *expect = slurp(epath, &elen);
+    const char *nodes = "n1", *kind = NULL, *source = NULL, *error = NULL;
+    char *levels[SMP_MAX_LEVELS + 1] = {0};
+    int nlevels = 0;
+    for (char *save = NULL, *line = strtok_r(expect, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#')
+            continue;
+        char *sp = strchr(line, ' ');
+        if (!sp)
+            fail_msg("%s: bad line '%s'", epath, line);
+        *sp = '\0';
+        if (!strcmp(line, "nodes"))
+            nodes = sp + 1;
+        else if (!strcmp(line, "kind"))
+            kind = sp + 1;
+        else if (!strcmp(line, "source"))
+            source = sp + 1;
+        else if (!strcmp(line, "error"))
+            error = sp + 1;
+        else if (!strcmp(line, "level") && nlevels <= SMP_MAX_LEVELS) {
+            char *names = strchr(sp + 1, ' ');
+            if (!names || atoi(sp + 1) != nlevels)
+                fail_msg("%s: levels listed in order, from 0: '%s'", epath, sp + 1);
+            levels[nlevels++] = names + 1;
+        }
+        else
+            fail_msg("%s: bad line '%s'", epath, line);
+    }
+    if (want_valid != (error == NULL))
+        fail_msg("%s: a case in %s must %s an error line", epath, want_valid ? "valid" : "invalid",
+                 want_valid ? "not have" : "have");
+    smp_error err;
+    smp_error_clear(&err);
+    smt_topology *t = NULL;
+    smp_status s = printed ? smt_parse_printed(text, len, &t, &err)
+                           : smt_parse_conf(text, len, path, &t, &err);
+    smp_levels lv = {0};
+    smp_nodes sn = {0};
+    if (!s) {
+        assert_non_null(t);
+        if (kind && strcmp(smt_kind(t), kind))
+            fail_msg("%s: kind %s, expected %s", path, smt_kind(t), kind);
+        if (source && strcmp(smt_source(t), source))
+            fail_msg("%s: source %s, expected %s", path, smt_source(t), source);
+        if (smp_nodes_parse(&sn, nodes, "1", &err))
+            fail_msg("%s: nodes %s: %s", epath, nodes, err.msg);
+        s = smt_levels_for(t, &sn, &lv, &err);
+    }
+    if (error) {
+        if (s != SMP_ERR_INPUT || !strstr(err.msg, error))
+            fail_msg("%s: status %d, message '%s'; expected an input error containing '%s'", path,
+                     s, err.msg, error);
+        if (!printed && !strstr(err.msg, path) && !strstr(err.msg, "topology "))
+            fail_msg("%s: the message '%s' does not name the file", path, err.msg);
+    } else {
+        if (s)
+            fail_msg("%s: %s", path, err.msg);
+        if (lv.nlevels != nlevels)
+            fail_msg("%s: %d levels, expected %d", path, lv.nlevels, nlevels);
+        assert_int_equal(lv.nnodes, sn.count);
+        assert_string_equal(lv.source, smt_source(t));
+        smp_error cerr;
+        if (smp_levels_check(&lv, sn.count, &cerr))
+            fail_msg("%s: levels do not nest: %s", path, cerr.msg);
+        for (int l = 0; l < nlevels; l++) {
+            char got[4096] = "";
+            for (int v = 0; v < sn.count; v++) {
+                int32_t g = lv.group_of_node[l][v];
+                strncat(got, v ? " " : "", sizeof(got) - strlen(got) - 1);
+                strncat(got, lv.group_names[l][g], sizeof(got) - strlen(got) - 1);
+            }
+            if (strcmp(got, levels[l]))
+                fail_msg("%s: level %d is '%s', expected '%s'", path, l, got, levels[l]);
+        }
+    }
+    smp_levels_free(&lv);
+    smp_nodes_free(&sn);
+    smt_free(t);
+    free(text);
+    free(expect);
+}
+
+static int walk(const char *sub, bool valid)
+{
+    char dir[2100];
+    snprintf(dir, sizeof(dir), "%s/%s", data_dir(), sub);
+    DIR *d = opendir(dir);
+    if (!d)
+        fail_msg("cannot open %s", dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *ext = strrchr(e->d_name, '.');
+        if (!ext || (strcmp(ext, ".conf") && strcmp(ext, ".printed")))
+            continue;
+        run_case(dir, e->d_name, valid);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void test_valid_files(void **state)
+{
+    (void)state;
+    assert_true(walk("valid", true) >= 15);
+}
+
+static void test_invalid_files(void **state)
+{
+    (void)state;
+    assert_true(walk("invalid", false) >= 30);
+}
+
+static void test_nul_and_limits(void **state)
+{
+    (void)state;
+    smp_error err;
+    smt_topology *t = NULL;
+    static const char nul[] = "SwitchName=s0 Nodes=n1\nSwitchName=s1\0 Nodes=n2\n";
+    assert_err(smt_parse_conf(nul, sizeof(nul) - 1, "x.conf", &t, &err), SMP_ERR_INPUT, err,
+               "x.conf:2: a NUL byte");
+    assert_null(t);
+    /* a line longer than the limit */
+    size_t big = SMT_MAX_LINE + 100;
+    char *line = malloc(big + 1);
+    assert_non_null(line);
+    memcpy(line, "SwitchName=s0 Nodes=", 20);
+    memset(line + 20, 'a', big - 20);
+    line[big] = '\0';
+    assert_err(smt_parse_conf(line, big, "long.conf", &t, &err), SMP_ERR_INPUT, err,
+               "long.conf:1: a line longer than");
+    assert_err(smt_parse_printed(line, SMT_MAX_BYTES + 1, &t, &err), SMP_ERR_INPUT, err,
+               "larger than the limit");
+    free(line);
+    /* a name one past the limit, and one at it */
+    char name[SMT_MAX_NAME + 40];
+    snprintf(name, sizeof(name), "SwitchName=%0*d Nodes=n1\n", SMT_MAX_NAME + 1, 7);
+    assert_err(smt_parse_conf(name, strlen(name), "n.conf", &t, &err), SMP_ERR_INPUT, err,
+               "a name of 1 to 64");
+    snprintf(name, sizeof(name), "SwitchName=%0*d Nodes=n1\n", SMT_MAX_NAME, 7);
+    assert_ok(smt_parse_conf(name, strlen(name), "n.conf", &t, &err), err);
+    smt_free(t);
+    /* too many pairs on a line */
+    char pairs[1024] = "SwitchName=s0";
+    for (int i = 0; i < 20; i++)
+        strcat(pairs, " Nodes=n1");
+    assert_err(smt_parse_conf(pairs, strlen(pairs), "p.conf", &t, &err), SMP_ERR_INPUT, err,
+               "p.conf:1: more than 16 KEY=VALUE pairs");
+}
+
+static void test_load_conf(void **state)
+{
+    (void)state;
+    smp_error err;
+    smt_topology *t = NULL;
+    char path[2200];
+    snprintf(path, sizeof(path), "%s/valid/tree-two-tier.conf", data_dir());
+    assert_ok(smt_load_conf(path, &t, &err), err);
+    assert_string_equal(smt_source(t), path);
+    assert_string_equal(smt_kind(t), "topology/tree");
+    smt_free(t);
+    assert_err(smt_load_conf("/nonexistent/topology.conf", &t, &err), SMP_ERR_INPUT, err,
+               "topology '/nonexistent/topology.conf': cannot open");
+    assert_err(smt_load_conf("/dev/null", &t, &err), SMP_ERR_INPUT, err,
+               "topology '/dev/null': not a regular file");
+    char fifo[] = "/tmp/smt-fifo-XXXXXX";
+    assert_non_null(mkdtemp(fifo));
+    char fpath[64];
+    snprintf(fpath, sizeof(fpath), "%s/f", fifo);
+    assert_int_equal(mkfifo(fpath, 0600), 0);
+    assert_err(smt_load_conf(fpath, &t, &err), SMP_ERR_INPUT, err, "not a regular file");
+    unlink(fpath);
+    rmdir(fifo);
+}
+
+/* More levels than SMP_MAX_LEVELS: the finest and the coarsest stay. */
+static void test_deep_tree(void **state)
+{
+    (void)state;
+    /* a binary tree of depth 6 over 64 nodes: 6 levels split them */
+    char text[8192] = "";
+    for (int i = 0; i < 32; i++)
+        snprintf(text + strlen(text), sizeof(text) - strlen(text),
+                 "SwitchName=L0x%d Nodes=n[%d-%d]\n", i, 2 * i, 2 * i + 1);
+    for (int l = 1; l <= 5; l++)
+        for (int i = 0; i < 32 >> l; i++)
+            snprintf(text + strlen(text), sizeof(text) - strlen(text),
+                     "SwitchName=L%dx%d Switches=L%dx[%d-%d]\n", l, i, l - 1, 2 * i, 2 * i + 1);
+    smp_error err;
+    smt_topology *t;
+    assert_ok(smt_parse_conf(text, strlen(text), "deep.conf", &t, &err), err);
+    smp_nodes sn;
+    assert_ok(smp_nodes_parse(&sn, "n[0-63]", "1", &err), err);
+    smp_levels lv;
+    assert_ok(smt_levels_for(t, &sn, &lv, &err), err);
+    assert_int_equal(lv.nlevels, SMP_MAX_LEVELS);
+    assert_int_equal(lv.ngroups[0], 32);
+    assert_int_equal(lv.ngroups[1], 16);
+    assert_int_equal(lv.ngroups[2], 8);
+    assert_int_equal(lv.ngroups[3], 2); /* the coarsest split, L4x0 and L4x1 */
+    assert_string_equal(lv.group_names[3][lv.group_of_node[3][63]], "L4x1");
+    assert_ok(smp_levels_check(&lv, 64, &err), err);
+    smp_levels_free(&lv);
+    smp_nodes_free(&sn);
+    smt_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid_files),   cmocka_unit_test(test_invalid_files),
+        cmocka_unit_test(test_nul_and_limits), cmocka_unit_test(test_load_conf),
+        cmocka_unit_test(test_deep_tree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

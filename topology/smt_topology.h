@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Slurm's network topology as text: topology.conf (the tree plugin's
+ * switches, the block plugin's blocks) and what `scontrol show topology`
+ * prints, turned into the plain levels the placement core plans on
+ * (smp_levels: groups of the step's node indices).  No Slurm library is
+ * needed: the plugin and the command hand in text they read themselves.
+ *
+ * Every function that can fail fills an smp_error with a message naming
+ * the file (or "scontrol show topology"), the line and the switch, block
+ * or node at fault, and returns SMP_ERR_INPUT for bad input,
+ * SMP_ERR_SYSTEM when out of memory. */
+#ifndef STENCILMAP_SMT_TOPOLOGY_H
+#define STENCILMAP_SMT_TOPOLOGY_H
+
+#include <stencilmap/placement.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Limits a hostile file meets: sizes, a logical line, a switch or block
+ * name (Slurm's HOST_NAME_MAX), switches or blocks, node entries in all. */
+#define SMT_MAX_BYTES (16 << 20)
+#define SMT_MAX_LINE (1 << 20)
+#define SMT_MAX_NAME 64
+#define SMT_MAX_UNITS (1 << 20)
+#define SMT_MAX_MEMBERS (1 << 24)
+
+typedef struct smt_topology smt_topology; /* opaque: switches or blocks by name */
+
+/* topology.conf syntax, as Slurm's parser reads it for topology/tree and
+ * topology/block: "SwitchName=NAME [LinkSpeed=N] Nodes=HOSTLIST |
+ * Switches=HOSTLIST", "BlockName=NAME Nodes=HOSTLIST", "BlockSizes=N,..."
+ * (24.05+) or "BlockLevels=LIST" (23.11); keys in any case, '#' comments,
+ * '\' continues a line.  Blocks are aggregated into higher levels as
+ * Slurm does: consecutive blocks in file order.  source names the text in
+ * messages (e.g. the file's path). */
+smp_status smt_parse_conf(const char *text, size_t len, const char *source, smt_topology **out,
+                          smp_error *err);
+/* Reads a regular file of at most SMT_MAX_BYTES (FIFOs and devices are
+ * refused, as for spec files) and parses it with smt_parse_conf. */
+smp_status smt_load_conf(const char *path, smt_topology **out, smp_error *err);
+/* What `scontrol show topology` (slurm_print_topo_info_msg) prints, every
+ * release from 22.05 to 26.05: tree lines "SwitchName=%s Level=%u
+ * LinkSpeed=%u[ Nodes=%s][ Switches=%s]" (leaves are Level=0; upper
+ * switches list their descendant nodes and their child switches); block
+ * lines "BlockName=%s BlockIndex=%u[ Nodes=%s]" (23.11-24.05) and, from
+ * 24.11, "BlockName=%s|AggregatedBlock=%s BlockIndex=%u[ Nodes=%s]
+ * BlockSize=%u".  Empty text, and "No topology information available"
+ * (Slurm logs it on stderr), give a topology without units: no levels.
+ * Any other line is an error (e.g. 26.05's ring or torus3d). */
+smp_status smt_parse_printed(const char *text, size_t len, smt_topology **out, smp_error *err);
+/* "topology/tree", "topology/block", or "none" for a topology without
+ * units; and the source given to the parser. */
+const char *smt_kind(const smt_topology *t);
+const char *smt_source(const smt_topology *t);
+/* The levels above the step's nodes: only the step's nodes count (a
+ * topology normally names more).  Level 0 is each node's leaf switch or
+ * base block, level k its ancestor k steps up (the top one when the chain
+ * is shorter).  Errors (SMP_ERR_INPUT): a step node under two leaf
+ * switches or two blocks, a step node the topology does not place, a
+ * topology that names none of the step's nodes.  Levels where all step
+ * nodes share one group, or that group them as the level below does, are
+ * dropped; when more than SMP_MAX_LEVELS remain, the finest
+ * SMP_MAX_LEVELS - 1 and the coarsest are kept (the leaf switches carry
+ * the most traffic, the top split the most tapered links).  A topology
+ * without units gives nlevels == 0.  out->source is smt_source(t). */
+smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_levels *out,
+                          smp_error *err);
+void smt_free(smt_topology *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Table, chart and notes of the scale bench (contrib/bench/scale/run.sh).
 
-Reads plans.tsv and runs.tsv (their columns: run.sh's head comment) and
+Reads plans.tsv, runs.tsv and levels.tsv (their columns: run.sh) and
 writes OUT/scale.txt (per case and network: each placement's J figures,
 simulated time per exchange, speedup over blocked and busiest link; the
 headline; what the time follows; the calibration against the payoff
@@ -51,7 +51,11 @@ def scale_of(case):
 class Data:
     """plans and runs joined: rows[(case, network, alg)] -> dict."""
 
-    def __init__(self, plans, runs):
+    def __init__(self, plans, runs, levels):
+        self.levels = {}  # (case, network, alg) -> [(level, groups, j_sum, j_max)]
+        for l in levels:
+            self.levels.setdefault((l["case"], l["network"], l["alg"]), []).append(
+                (int(l["level"]), int(l["groups"]), int(l["j_sum"]), int(l["j_max"])))
         self.runs = {}
         for r in runs:
             self.runs[(r["case"], r["network"], r["runner"], r["hosts_md5"])] = r
@@ -81,6 +85,10 @@ class Data:
         if not out["feasible"]:
             return out
         out["j_sum"], out["j_max"] = int(p["j_sum"]), int(p["j_max"])
+        lv = sorted(self.levels.get((case, net, alg), []))
+        if lv:  # the coarsest level: the busiest group's inter-group edges
+            out["g_sum"], out["g_max"] = lv[-1][2], lv[-1][3]
+            out["levels"] = lv
         run = self.runs.get((case, net, p["runner"], p["hosts_md5"]))
         if run:
             out["us"] = float(run["time_us"])
@@ -112,7 +120,7 @@ def fmt_case(d, c):
 
 def table(d, big):
     out = []
-    w = 22
+    w = 29
     for c in big:
         nets = d.networks[c]
         if not nets:
@@ -125,7 +133,7 @@ def table(d, big):
         out.append(hdr)
         sub = "  %-12s %8s %6s" % ("", "", "")
         for n in nets:
-            sub += " | %9s %5s %6s" % ("us", "x", "L_max")
+            sub += " | %9s %5s %6s %6s" % ("us", "x", "L_max", "G_max")
         out.append(sub)
         for a in ALGS:
             rows = {n: d.row(c, n, a) for n in nets}
@@ -143,10 +151,11 @@ def table(d, big):
             for n in nets:
                 r = rows[n]
                 if not r or "us" not in r:
-                    line += " | %9s %5s %6s" % ("-", "-", "-")
+                    line += " | %9s %5s %6s %6s" % ("-", "-", "-", r.get("g_max", "-") if r else "-")
                     continue
                 sp = d.speedup(c, n, a)
-                line += " | %9.1f %5s %6.1f" % (r["us"], "%.2f" % sp if sp else "-", r["l_max"])
+                line += " | %9.1f %5s %6.1f %6s" % (r["us"], "%.2f" % sp if sp else "-", r["l_max"],
+                                                    r.get("g_max", "-"))
                 if r["runner"] != a:
                     notes.append("= %s" % r["runner"])
                 if a == "levelled":
@@ -224,11 +233,12 @@ def follows(d, big):
     out = ["", "What the time follows: per network, over every case and distinct placement, the error of "
            "predicting time/time(blocked) by figure/figure(blocked) (median and 90th percentile of "
            "|log ratio|, as %), and Kendall's tau between time and figure within a case (median over cases)"]
-    figures = ("j_max", "j_sum", "l_max")
+    figures = ("j_max", "j_sum", "l_max", "g_max")
     for n in NETS + ["star"]:
         errs = {f: [] for f in figures}
         taus = {f: [] for f in figures}
         misses = {f: 0 for f in figures}
+        counted = {f: 0 for f in figures}
         ncases = 0
         for c in d.cases:
             if n not in d.networks[c] or (n == "star") != c.startswith("cal-"):
@@ -247,6 +257,9 @@ def follows(d, big):
             ncases += 1
             fastest = min(r["us"] for r in rows)
             for f in figures:
+                if any(f not in r for r in rows):
+                    continue
+                counted[f] += 1
                 for r in rows:
                     if r is not b and b[f] > 0 and r[f] > 0:
                         errs[f].append(abs(math.log((r["us"] / b["us"]) / (r[f] / b[f]))))
@@ -265,11 +278,11 @@ def follows(d, big):
             if not e:
                 continue
             p90 = e[min(len(e) - 1, int(0.9 * len(e)))]
+            name = {"j_max": "J_max", "j_sum": "J_sum", "l_max": "L_max", "g_max": "G_max"}[f]
             out.append("    %-6s error median %5.1f %%, p90 %5.1f %%; tau median %s; its lowest placement "
                        "not the fastest (by >1 %%) in %d of %d cases" % (
-                           {"j_max": "J_max", "j_sum": "J_sum", "l_max": "L_max"}[f], 100 * (math.exp(statistics.median(e)) - 1),
-                           100 * (math.exp(p90) - 1),
-                           "%.2f" % statistics.median(taus[f]) if taus[f] else "-", misses[f], ncases))
+                           name, 100 * (math.exp(statistics.median(e)) - 1), 100 * (math.exp(p90) - 1),
+                           "%.2f" % statistics.median(taus[f]) if taus[f] else "-", misses[f], counted[f]))
     return out
 
 
@@ -437,7 +450,7 @@ def svg_chart(d, big, path, note):
 def svg_calibration(points, path):
     if not points:
         return
-    vmax = math.ceil(max(max(m, s) for _, _, m, s in points) * 2) / 2.0
+    vmax = math.ceil(max(max(m, s) for _, _, m, s in points) * 1.05 * 2) / 2.0  # room above the highest
     left, top, size = 60, 50, 300
     W, H = left + size + 260, top + size + 60
 
@@ -486,13 +499,14 @@ def main():
     ap.add_argument("--plans", required=True)
     ap.add_argument("--runs", required=True)
     ap.add_argument("--payoff", required=True, help="the payoff bench's results directory")
-    ap.add_argument("--platforms", help="unused; the networks come from platforms.py")
+    ap.add_argument("--levels", help="levels.tsv: each placement on each network's switch levels")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     plans, runs = read_tsv(a.plans), read_tsv(a.runs)
+    levels = read_tsv(a.levels) if a.levels else []
     if not plans:
         sys.exit("report.py: %s has no plans" % a.plans)
-    d = Data(plans, runs)
+    d = Data(plans, runs, levels)
     big = [c for c in d.cases if not c.startswith("cal-")]
     iters = sorted(set(r["iters"] for r in runs)) or ["-"]
     note = ("262,144 B per stencil neighbour, MPI_Isend/Irecv, %s timed iteration(s); links 100 Gbit/s "
@@ -501,8 +515,11 @@ def main():
              note,
              "us = simulated time of one exchange (the slowest rank's); x = speedup over blocked; L_max = the "
              "busiest link's load in messages per cable (linkload.py)",
-             "J_sum, J_max = inter-node messages in all and of the busiest node; * = auto's choice in brackets; "
-             "'= X': the same hostfile as X",
+             "J_sum, J_max = inter-node messages in all and of the busiest node; G_max = the busiest group's "
+             "messages to other groups at the network's coarsest level that splits the job (leaf switches of "
+             "the fat-trees; dragonfly groups, or routers when the job fits in one group), as stencil-map "
+             "score --topology gives it",
+             "* = auto's choice in brackets; '= X': the same hostfile as X",
              "Networks (1,024 hosts each; a job of H hosts runs on the first H):"]
     for n in NETS:
         lines.append("  %-16s %s (SimGrid %s \"%s\")" % (n, NETWORKS[n][3], NETWORKS[n][0], NETWORKS[n][1]))

@@ -80,7 +80,11 @@ fi
 PLAT=$OUT/platforms
 python3 "$HERE/platforms.py" "$PLAT" || die "platforms.py failed"
 HAVE_LEVELLED=0
-"$SM" plan --help 2>/dev/null | grep -q -- '--topology' && HAVE_LEVELLED=1
+NO_LEVELS=() # the plans without levels never read Slurm's topology (inside an allocation they would)
+if "$SM" plan --help 2>/dev/null | grep -q -- '--topology'; then
+    HAVE_LEVELLED=1
+    NO_LEVELS=(--topology none)
+fi
 HAVE_SCOTCH=0
 "$SM" compare auto:2d:5pt --nodes 'n[1-2]' --slots 2 --json 2>/dev/null | grep -q '"scotch"' && HAVE_SCOTCH=1
 
@@ -173,7 +177,7 @@ plan_case() { # NAME DIMS STENCIL HOSTS SLOTS ALGS NETWORKS -> $WORK/plans-NAME.
         auto-max | auto-sum) spec_json auto "${alg#auto-}" >"$dir/$alg.json" ;;
         *) spec_json "$alg" >"$dir/$alg.json" ;;
         esac
-        "$SM" plan "$dir/$alg.json" --nodes "$nodes" --slots "$slots" --json \
+        "$SM" plan "$dir/$alg.json" --nodes "$nodes" --slots "$slots" --json "${NO_LEVELS[@]}" \
             --hostfile "$dir/$alg.hosts" >"$dir/$alg.plan" 2>"$dir/$alg.err"
         rc=$?
         if [ $rc -eq 3 ]; then # infeasible (nodecart on unequal nodes)
@@ -191,7 +195,7 @@ plan_case() { # NAME DIMS STENCIL HOSTS SLOTS ALGS NETWORKS -> $WORK/plans-NAME.
         chose=-
         for alg in $CONSTRUCTIONS; do
             spec_json "$alg" >"$dir/$alg.json"
-            "$SM" plan "$dir/$alg.json" --nodes "$nodes" --slots "$slots" --json \
+            "$SM" plan "$dir/$alg.json" --nodes "$nodes" --slots "$slots" --json "${NO_LEVELS[@]}" \
                 --hostfile "$dir/$alg.hosts" >"$dir/$alg.plan" 2>"$dir/$alg.err" || continue
             printf '%s\t%s\n' "$(json_get "$dir/$alg.plan" j_max j_sum)" "$alg"
         done | sort -n -k1,1 -k2,2 | head -1 >"$dir/best.which"
@@ -204,7 +208,7 @@ plan_case() { # NAME DIMS STENCIL HOSTS SLOTS ALGS NETWORKS -> $WORK/plans-NAME.
     chose=-
     if [[ " $(algs_of "$6") " == *" scotch "* ]]; then
         spec_json auto >"$dir/compare.json"
-        "$SM" compare "$dir/compare.json" --nodes "$nodes" --slots "$slots" --json \
+        "$SM" compare "$dir/compare.json" --nodes "$nodes" --slots "$slots" --json "${NO_LEVELS[@]}" \
             --hostfiles "$dir/compare" >"$dir/compare.out" 2>"$dir/compare.err" ||
             die "case $name: stencil-map compare failed: $(cat "$dir/compare.err")"
         python3 - "$dir/compare.out" >"$dir/scotch.plan" <<'EOF' || die "case $name: no scotch row in compare"
@@ -251,9 +255,34 @@ with open(path, "w") as f:
 EOF
 }
 
+# levels.tsv: every placement scored on each network's switch levels (what
+# the levelled plan minimises): case network alg level groups j_sum j_max
+score_levels() { # NAME DIMS STENCIL NETWORKS -> $WORK/levels-NAME.tsv
+    local name=$1 net alg hf spec=$WORK/hosts/$1/score.json
+    : >"$WORK/levels-$name.tsv"
+    [ "$HAVE_LEVELLED" = 1 ] || return 0
+    printf '{"grid": {"dims": [%s]}, "stencil": "%s"}\n' "$2" "$3" >"$spec"
+    for net in ${4//,/ }; do
+        [ -e "$PLAT/$net.topology.conf" ] || continue
+        while IFS=$'\t' read -r alg hf; do
+            "$SM" score "$spec" --hostfile "$hf" --topology "$PLAT/$net.topology.conf" --json \
+                >"$spec.out" 2>"$spec.err" || die "case $name: stencil-map score --topology ($net, $alg) failed: $(cat "$spec.err")"
+            python3 - "$spec.out" "$name" "$net" "$alg" >>"$WORK/levels-$name.tsv" <<'EOF' ||
+import json, sys
+for l in json.load(open(sys.argv[1])).get("levels", []):
+    print("\t".join(sys.argv[2:5] + [str(l[k]) for k in ("level", "groups", "j_sum", "j_max")]))
+EOF
+                die "case $name: no levels in stencil-map score's answer"
+        done < <(awk -F'\t' -v n="$net" '($2 == "*" || $2 == n) && $11 != "-" { print $3 "\t" $11 }' \
+            "$WORK/plans-$name.tsv")
+    done
+}
+
 echo "scale: planning ${#CASES[@]} cases (levelled: $([ $HAVE_LEVELLED = 1 ] && echo yes || echo "no: stencil-map plan has no --topology"), scotch: $([ $HAVE_SCOTCH = 1 ] && echo yes || echo no))"
 for c in "${CASES[@]}"; do
     plan_case $c
+    read -r name dims stencil _ _ _ nets <<<"$c"
+    score_levels "$name" "$dims" "$stencil" "$nets"
 done
 # plans.tsv: the planned cases' rows replace their earlier ones
 {
@@ -265,6 +294,15 @@ done
     fi
     for c in "${CASES[@]}"; do cat "$WORK/plans-${c%% *}.tsv"; done
 } >"$WORK/plans.tsv.new" && mv "$WORK/plans.tsv.new" "$OUT/plans.tsv"
+{
+    printf 'case\tnetwork\talg\tlevel\tgroups\tj_sum\tj_max\n'
+    if [ -s "$OUT/levels.tsv" ]; then
+        tail -n +2 "$OUT/levels.tsv" | awk -F'\t' -v planned="$(for c in "${CASES[@]}"; do echo "${c%% *}"; done | tr '\n' ' ')" '
+            BEGIN { n = split(planned, p, " "); for (i = 1; i <= n; i++) skip[p[i]] = 1 }
+            !($1 in skip)'
+    fi
+    for c in "${CASES[@]}"; do cat "$WORK/levels-${c%% *}.tsv"; done
+} >"$WORK/levels.tsv.new" && mv "$WORK/levels.tsv.new" "$OUT/levels.tsv"
 
 # ------------------------------------------------------------ runs -------
 FAILED=0
@@ -352,7 +390,7 @@ done
 
 # ------------------------------------------------------------ report -----
 if [ "${SCALE_NO_REPORT:-0}" != 1 ]; then
-    python3 "$HERE/report.py" --plans "$OUT/plans.tsv" --runs "$OUT/runs.tsv" --platforms "$PLAT" \
+    python3 "$HERE/report.py" --plans "$OUT/plans.tsv" --runs "$OUT/runs.tsv" --levels "$OUT/levels.tsv" \
         --payoff "$TOP/contrib/bench/payoff/results" --out "$OUT" ||
         die "report failed"
 fi

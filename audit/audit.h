@@ -86,6 +86,12 @@ void audit_record_free(audit_record *rec);
  * message; source says where the directory came from. */
 int audit_record_dir(const char *opt, char *out, size_t n, char *source, size_t sn, char *msg,
                      size_t mn);
+/* KEY=VALUE on the stencil_map.so line of Slurm's plugstack.conf (the one
+ * $SLURM_CONF's PlugStackConfig names, else plugstack.conf beside it;
+ * include lines followed): 1 with VALUE in out and where it was found in
+ * where, or 0; plug gets the plugstack.conf's path either way. */
+int audit_plugstack_arg(const char *key, char *out, size_t n, char *where, size_t wn, char *plug,
+                        size_t pn);
 /* The step of <job>.nostep-<pid>.json records in a search: sorted after
  * a job's steps. */
 #define AUDIT_NO_STEP INT64_MAX

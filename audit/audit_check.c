@@ -165,6 +165,7 @@ static void check_figures_verified(const audit_record *rec, json_t *vj, audit_re
                 "the job observed J_sum %lld, J_max %lld; the record planned %lld, %lld",
                 (long long)v->observed_j_sum, (long long)v->observed_j_max, (long long)rec->r.j_sum,
                 (long long)rec->r.j_max);
+    audit_check_levels_verified(rec, vj, res);
 }
 
 /* the in-job verification against the record */
@@ -345,8 +346,10 @@ static void check_record(const audit_record *rec, const audit_options *opt, audi
     check_launch_record(rec, res);
     if (rec->placed) {
         set_placed(res->j, rec);
-        if (check_shape(rec, res))
+        if (check_shape(rec, res)) {
             check_figures(rec, res);
+            audit_check_levels(rec, res);
+        }
     }
 }
 

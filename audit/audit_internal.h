@@ -23,4 +23,12 @@ json_t *audit_rank_check(const audit_record *rec, char **observed, int64_t count
 void audit_check_launch(const audit_record *rec, const audit_options *opt, audit_result *res,
                         json_t *checks, json_t *unchecked);
 
+/* The network levels of a placed step (audit_levels.c): the record's
+ * groups, its figures between them re-scored and the blocked layout's
+ * re-planned ("topology" in res); nothing for a record without levels. */
+void audit_check_levels(const audit_record *rec, audit_result *res);
+/* What the job observed between groups against the record ("levels" in
+ * vj, the in-job result's JSON). */
+void audit_check_levels_verified(const audit_record *rec, json_t *vj, audit_result *res);
+
 #endif

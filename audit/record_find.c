@@ -53,9 +53,11 @@ static char *trim(char *s)
 }
 
 /* Scans a plugstack.conf (following include lines) for the stencil_map.so
- * line's record_dir=.  Returns 1 found, 0 not found. */
-static int scan_plugstack(const char *path, int depth, char *out, size_t n, char *where, size_t wn)
+ * line's KEY=.  Returns 1 found, 0 not found. */
+static int scan_plugstack(const char *key, const char *path, int depth, char *out, size_t n,
+                          char *where, size_t wn)
 {
+    size_t klen = strlen(key);
     if (depth > 4)
         return 0;
     FILE *f = fopen(path, "r");
@@ -73,7 +75,7 @@ static int scan_plugstack(const char *path, int depth, char *out, size_t n, char
             glob_t gl;
             if (glob(trim(s + 8), 0, NULL, &gl) == 0) {
                 for (size_t i = 0; i < gl.gl_pathc && !found; i++)
-                    found = scan_plugstack(gl.gl_pathv[i], depth + 1, out, n, where, wn);
+                    found = scan_plugstack(key, gl.gl_pathv[i], depth + 1, out, n, where, wn);
                 globfree(&gl);
             }
             continue;
@@ -82,9 +84,9 @@ static int scan_plugstack(const char *path, int depth, char *out, size_t n, char
             continue;
         char *save = NULL;
         for (char *tok = strtok_r(s, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-            if (!strncmp(tok, "record_dir=", 11) && tok[11]) {
-                snprintf(out, n, "%s", tok + 11);
-                snprintf(where, wn, "record_dir= in %s", path);
+            if (!strncmp(tok, key, klen) && tok[klen] == '=' && tok[klen + 1]) {
+                snprintf(out, n, "%s", tok + klen + 1);
+                snprintf(where, wn, "%s= in %s", key, path);
                 found = 1;
             }
     }
@@ -105,10 +107,23 @@ int audit_record_dir(const char *opt, char *out, size_t n, char *source, size_t 
         snprintf(source, sn, "$STENCILMAP_RECORD_DIR");
         return 0;
     }
+    char plug[4096];
+    if (audit_plugstack_arg("record_dir", out, n, source, sn, plug, sizeof(plug)))
+        return 0;
+    snprintf(msg, mn,
+             "no record directory: give --record-dir DIR, set STENCILMAP_RECORD_DIR, or configure "
+             "record_dir= on the stencil_map.so line of %s",
+             plug);
+    return -1;
+}
+
+int audit_plugstack_arg(const char *key, char *out, size_t n, char *where, size_t wn, char *plug,
+                        size_t pn)
+{
     const char *conf = getenv("SLURM_CONF");
     if (!conf || !*conf)
         conf = "/etc/slurm/slurm.conf";
-    char plug[4096] = "";
+    plug[0] = '\0';
     FILE *f = fopen(conf, "r");
     if (f) {
         char line[4096];
@@ -117,23 +132,17 @@ int audit_record_dir(const char *opt, char *out, size_t n, char *source, size_t 
             if (!strncasecmp(s, "PlugStackConfig", 15)) {
                 char *eq = strchr(s, '=');
                 if (eq)
-                    snprintf(plug, sizeof(plug), "%s", trim(eq + 1));
+                    snprintf(plug, pn, "%s", trim(eq + 1));
             }
         }
         fclose(f);
     }
     if (!plug[0]) {
         const char *slash = strrchr(conf, '/');
-        snprintf(plug, sizeof(plug), "%.*s/plugstack.conf", slash ? (int)(slash - conf) : 1,
+        snprintf(plug, pn, "%.*s/plugstack.conf", slash ? (int)(slash - conf) : 1,
                  slash ? conf : ".");
     }
-    if (scan_plugstack(plug, 0, out, n, source, sn))
-        return 0;
-    snprintf(msg, mn,
-             "no record directory: give --record-dir DIR, set STENCILMAP_RECORD_DIR, or configure "
-             "record_dir= on the stencil_map.so line of %s",
-             plug);
-    return -1;
+    return scan_plugstack(key, plug, 0, out, n, where, wn);
 }
 
 int audit_parse_since(const char *arg, char *out, size_t n)

@@ -88,7 +88,7 @@ int main(int argc, char **argv)
             sm_srun_args a;
             sm_srun_args_read(&a, NULL); /* what the plugin does: /proc/self/cmdline */
             a.ntasks = ranks;      /* as if srun -n RANKS */
-            int prc = sm_step_plan(&st, &pol, &a, spec, SM_SRC_OPTION, tmp, NULL, NULL);
+            int prc = sm_step_plan(&st, &pol, &a, spec, SM_SRC_OPTION, tmp, NULL, NULL, NULL);
             if (!prc)
                 prc = sm_step_export_env(&st);
             t[k] = seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;

@@ -124,6 +124,31 @@ static void print_figures(FILE *out, json_t *r)
     }
 }
 
+/* the network levels the step was planned on (absent: none) */
+static void print_levels(FILE *out, json_t *r)
+{
+    json_t *t = json_object_get(r, "topology"), *lv = json_object_get(t, "levels");
+    if (!t)
+        return;
+    size_t n = json_array_size(lv), l;
+    json_t *x;
+    /* Slurm's source names its plugin already: "slurm (topology/tree)" */
+    bool named = strstr(str(t, "source"), str(t, "kind")) != NULL;
+    fprintf(out, LABEL "%s%s%s%s: %zu level%s above the nodes\n", "topology", str(t, "source"),
+            named ? "" : " (", named ? "" : str(t, "kind"), named ? "" : ")", n,
+            n == 1 ? "" : "s");
+    json_array_foreach(lv, l, x) {
+        json_t *rs = json_object_get(x, "rescored");
+        fprintf(out, LABEL "level %zu, %lld groups: J_sum %lld, J_max %lld; blocked %lld, %lld", "",
+                l, num(x, "groups", NULL), num(x, "planned", "j_sum"),
+                num(x, "planned", "j_max"), num(x, "blocked", "j_sum"),
+                num(x, "blocked", "j_max"));
+        if (rs)
+            fprintf(out, "; re-scored %lld, %lld", num(rs, "j_sum", NULL), num(rs, "j_max", NULL));
+        fputc('\n', out);
+    }
+}
+
 static void print_verify(FILE *out, json_t *r)
 {
     json_t *v = json_object_get(r, "verify");
@@ -145,6 +170,12 @@ static void print_verify(FILE *out, json_t *r)
                 json_is_true(json_object_get(v, "agrees_with_record")) ? "as in" : "NOT as in");
     if (str(v, "message")[0])
         fprintf(out, ": %s", str(v, "message"));
+    size_t l;
+    json_t *x;
+    json_array_foreach(json_object_get(v, "levels"), l, x)
+        fprintf(out, "\n" LABEL "level %zu observed J_sum %lld, J_max %lld between groups (%s the "
+                "record)", "", l, num(x, "observed", "j_sum"), num(x, "observed", "j_max"),
+                json_is_true(json_object_get(x, "agrees_with_record")) ? "as in" : "NOT as in");
     fprintf(out, "\n" LABEL "%s\n", "", str(v, "path"));
 }
 
@@ -226,8 +257,10 @@ void audit_print_step(FILE *out, const audit_result *res)
         fputs(" (slots ", out);
         print_list(out, json_object_get(r, "slots"));
         fputs(")\n", out);
-        if (json_is_true(json_object_get(r, "placed")))
+        if (json_is_true(json_object_get(r, "placed"))) {
             print_figures(out, r);
+            print_levels(out, r);
+        }
         else if (json_is_string(json_object_get(r, "fallback")))
             fprintf(out, LABEL "%s\n", "reason", str(r, "fallback"));
         else

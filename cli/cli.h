@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <stencilmap/placement.h>
 
+#include "launchers.h"
+
 /* Options every subcommand understands (not all use each). */
 struct cli_opts {
     const char *spec;
@@ -15,6 +17,10 @@ struct cli_opts {
     const char *sockets;    /* --sockets COUNTS, per node */
     const char *socketfile; /* --socketfile FILE */
     const char *hostfiles;  /* compare --hostfiles DIR: one hostfile per row */
+    sml_launcher launcher;  /* --launcher NAME, default slurm */
+    const char *output;     /* --output FILE (plan: --hostfile FILE too) */
+    const char *output_option; /* the option that named it, for messages */
+    bool env;               /* --env */
     int64_t ranks;
     bool have_algorithm;
     smp_algorithm algorithm;
@@ -27,7 +33,8 @@ struct cli_opts {
 };
 
 /* Inside an allocation, with neither --nodes nor --slots given, takes them
- * from SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE (and job_ranks from
+ * from SLURM_JOB_NODELIST and the launcher's slots variable,
+ * SLURM_JOB_CPUS_PER_NODE or SLURM_TASKS_PER_NODE (and job_ranks from
  * SLURM_NTASKS) and says so on stderr; does nothing elsewhere. */
 void cli_job_defaults(struct cli_opts *o);
 
@@ -85,6 +92,17 @@ int cli_socket_split(const smp_spec *spec, const smp_placement *pl, const int32_
                      int32_t **socket_of_rank, smp_socket_score *planned,
                      smp_socket_score *naive);
 
+/* plan's --launcher, --output/--hostfile and --env (launcher_output.c):
+ * checks their combination (and makes --hostfile the slurm --output),
+ * writes the output file in the launcher's format (removed again if that
+ * fails), prints the --env settings; non-zero: the exit code. */
+int cli_launcher_options(struct cli_opts *o);
+int cli_launcher_write(const struct cli_opts *o, const smp_spec *spec, const smp_nodes *nodes,
+                       const smp_placement *pl, const int32_t *socket_of_rank);
+int cli_launcher_env(const struct cli_opts *o, const smp_spec *spec, const smp_nodes *nodes,
+                     const smp_levels *levels, const smp_placement *pl,
+                     const smp_placement *blocked);
+
 /* What plan and compare work on (instance.c). */
 struct cli_instance {
     struct cli_opts o;
@@ -106,6 +124,8 @@ int cmd_audit(int argc, char **argv);
 /* learn DIR, and score SPEC --profile DIR (cmd_learn.c) */
 int cmd_learn(int argc, char **argv);
 int cmd_score_profile(int argc, char **argv);
+/* learned list | show APP | forget APP|--all (cmd_learned.c) */
+int cmd_learned(int argc, char **argv);
 /* The overview, and one subcommand's --help (usage.c). */
 void cli_usage(FILE *out);
 void cli_usage_of(const char *cmd, FILE *out);

@@ -4,11 +4,13 @@
  * each placement would send across nodes. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "learn.h"
+#include "learn_spec.h"
 #include "spec_check.h"
 
 static int usage_error(const char *cmd, const char *msg, const char *arg)
@@ -66,58 +68,6 @@ static void offset_text(const int32_t *off, int nd, char *buf, size_t len)
         snprintf(buf + at, len - at, "]");
 }
 
-/* JSON text of a string: the directory name may hold anything */
-static void put_json_string(FILE *out, const char *text)
-{
-    json_t *j = json_string(text);
-    char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    fputs(t ? t : "\"\"", out);
-    free(t);
-    json_decref(j);
-}
-
-/* The spec, one offset a line so that it reads like a hand-written one. */
-static int write_spec(FILE *out, const learn_result *r, const char *dir, double share)
-{
-    int nd = r->grid.ndims;
-    double *w = malloc(sizeof(double) * (size_t)(r->nincluded ? r->nincluded : 1));
-    if (!w)
-        return -1;
-    learn_weights(r, w);
-    bool weighted = false;
-    for (int i = 0; i < r->nincluded; i++)
-        weighted = weighted || w[i] != 1.0;
-    char desc[1024], dt[256];
-    dims_text(&r->grid, dt, sizeof(dt));
-    snprintf(desc, sizeof(desc), "learned by stencil-map learn from %s: %.1f %% of bytes by %d offsets on %s (%s)",
-             dir, 100 * share, r->nincluded, dt, r->source);
-    fputs("{\n  \"description\": ", out);
-    put_json_string(out, desc);
-    fputs(",\n  \"grid\": { \"dims\": [", out);
-    for (int d = 0; d < nd; d++)
-        fprintf(out, "%s%" PRId64, d ? ", " : "", r->grid.dims[d]);
-    fputs("], \"periods\": [", out);
-    for (int d = 0; d < nd; d++)
-        fprintf(out, "%s%s", d ? ", " : "", r->grid.periods[d] ? "true" : "false");
-    fputs("] },\n  \"stencil\": {\n    \"offsets\": [", out);
-    for (int i = 0; i < r->nincluded; i++) {
-        fprintf(out, "%s\n      [", i ? "," : "");
-        for (int d = 0; d < nd; d++)
-            fprintf(out, "%s%d", d ? ", " : "", r->offsets[i].off[d]);
-        fputc(']', out);
-    }
-    fputs("\n    ]", out);
-    if (weighted) {
-        fputs(",\n    \"weights\": [", out);
-        for (int i = 0; i < r->nincluded; i++)
-            fprintf(out, "%s%.4g", i ? ", " : "", w[i]);
-        fputc(']', out);
-    }
-    fputs("\n  },\n  \"algorithm\": \"auto\"\n}\n", out);
-    free(w);
-    return ferror(out) ? -1 : 0;
-}
-
 /* the learner's report: grid, share explained, one line per offset */
 static void print_report(FILE *info, const learn_profile *p, const learn_result *r, double share)
 {
@@ -157,9 +107,12 @@ static void print_warnings(const learn_profile *p, const learn_result *r, double
             fprintf(stderr, " and %d more offsets", r->noffsets - r->nincluded - 3);
         fputc('\n', stderr);
     }
-    if (p->partial)
+    if (p->partial > p->partial_exit)
         fprintf(stderr, "stencil-map learn: note: %" PRId64 " of %" PRId64 " ranks were stopped by a signal "
-                        "before MPI_Finalize: their traffic up to then\n", p->partial, p->ranks);
+                        "before MPI_Finalize: their traffic up to then\n", p->partial - p->partial_exit, p->ranks);
+    if (p->partial_exit)
+        fprintf(stderr, "stencil-map learn: note: %" PRId64 " of %" PRId64 " ranks exited without "
+                        "MPI_Finalize: their traffic up to then\n", p->partial_exit, p->ranks);
     if (p->unresolved)
         fprintf(stderr, "stencil-map learn: note: %" PRId64 " sends could not be attributed to a rank\n",
                 p->unresolved);
@@ -176,7 +129,9 @@ static int output_spec(const char *output, const learn_result *r, const char *di
         smp_error_set(&err, SMP_ERR_SYSTEM, "--output %s: cannot open: %m", output);
         return cli_fail(&err);
     }
-    if (write_spec(out, r, dir, share))
+    char who[PATH_MAX + 32];
+    snprintf(who, sizeof(who), "stencil-map learn from %s", dir);
+    if (learn_spec_write(out, r, who, share))
         rc = 4;
     if (out != stdout && fclose(out))
         rc = 4;

@@ -38,8 +38,8 @@ struct plan_result {
     smp_socket_score sock, naive;
 };
 
-/* Plans, plans blocked for comparison, writes the hostfile, splits over
- * the sockets and writes the socketfile, stopping at the first failure. */
+/* Plans, plans blocked for comparison, splits over the sockets, writes the
+ * launcher's file and the socketfile, stopping at the first failure. */
 static int plan_compute(const struct cli_instance *in, struct plan_result *r)
 {
     smp_error err;
@@ -54,10 +54,10 @@ static int plan_compute(const struct cli_instance *in, struct plan_result *r)
     if (s)
         return cli_fail(&err);
     int rc = 0;
-    if (in->o.hostfile)
-        rc = cli_write_hostfile(in->o.hostfile, "--hostfile", &in->nodes, &r->pl);
-    if (!rc && in->sockets)
+    if (in->sockets)
         rc = cli_socket_split(spec, &r->pl, in->sockets, &r->socket_of_rank, &r->sock, &r->naive);
+    if (!rc)
+        rc = cli_launcher_write(&in->o, spec, &in->nodes, &r->pl, r->socket_of_rank);
     if (!rc && in->o.socketfile)
         rc = write_socketfile(in->o.socketfile, r->socket_of_rank, r->pl.ranks);
     return rc;
@@ -96,20 +96,23 @@ static void plan_print_json(const struct cli_instance *in, const struct plan_res
         json_object_set_new(j, "levels_mode", json_string(smp_levels_mode_name(in->o.levels_mode)));
     }
     json_object_set_new(j, "seconds", json_real(r->seconds));
-    json_object_set_new(j, "hostfile", in->o.hostfile ? json_string(in->o.hostfile) : json_null());
+    bool hostfile = in->o.output && in->o.launcher == SML_SLURM;
+    json_object_set_new(j, "hostfile", hostfile ? json_string(in->o.output) : json_null());
+    json_object_set_new(j, "launcher", json_string(sml_name(in->o.launcher)));
+    json_object_set_new(j, "output", in->o.output ? json_string(in->o.output) : json_null());
     cli_json_print(j, JSON_INDENT(2));
 }
 
-/* The summary line(s); none when the hostfile went to standard output. */
-static void plan_print_text(const struct cli_instance *in, const struct plan_result *r)
+/* The summary line(s) on out; none when the file went to standard output. */
+static void plan_print_text(FILE *out, const struct cli_instance *in, const struct plan_result *r)
 {
     const smp_placement *pl = &r->pl;
     const smp_score *b = &r->blocked.score;
-    if (in->o.hostfile && !strcmp(in->o.hostfile, "-"))
+    if (in->o.output && !strcmp(in->o.output, "-"))
         return;
     if (smp_stencil_weighted(&in->spec.stencil)) {
         /* the weighted figures are what auto minimised: first */
-        printf("stencil-map: %s, %lld ranks on %d nodes, weighted inter-node edges %g (blocked %g), "
+        fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, weighted inter-node edges %g (blocked %g), "
                "max per node %g (blocked %g); edges %lld (blocked %lld), max per node %lld "
                "(blocked %lld); planned in %.3f ms\n",
                smp_algorithm_name(pl->algorithm), (long long)pl->ranks, in->nodes.count,
@@ -119,14 +122,14 @@ static void plan_print_text(const struct cli_instance *in, const struct plan_res
         cli_levels_print(pl, &r->blocked, &in->levels, true);
         return;
     }
-    printf("stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
+    fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
            "max per node %lld (blocked %lld), planned in %.3f ms\n",
            smp_algorithm_name(pl->algorithm), (long long)pl->ranks, in->nodes.count,
            (long long)pl->score.j_sum, (long long)b->j_sum, (long long)pl->score.j_max,
            (long long)b->j_max, r->seconds * 1e3);
     cli_levels_print(pl, &r->blocked, &in->levels, false);
     if (in->sockets)
-        printf("stencil-map: inter-socket edges %lld (naive split %lld), "
+        fprintf(out, "stencil-map: inter-socket edges %lld (naive split %lld), "
                "max per socket %lld (naive split %lld)\n",
                (long long)r->sock.j_sum, (long long)r->naive.j_sum, (long long)r->sock.j_max,
                (long long)r->naive.j_max);
@@ -159,6 +162,10 @@ int cmd_plan(int argc, char **argv)
         cli_instance_free(&in);
         return rc;
     }
+    if ((rc = cli_launcher_options(&in.o))) {
+        cli_instance_free(&in);
+        return rc;
+    }
     if (in.o.socketfile && !in.sockets) {
         smp_error err;
         smp_error_set(&err, SMP_ERR_INPUT, "--socketfile: needs --sockets or the spec's \"sockets\"");
@@ -170,13 +177,16 @@ int cmd_plan(int argc, char **argv)
     if (!rc && in.o.json) {
         plan_print_json(&in, &r);
     } else if (!rc) {
-        plan_print_text(&in, &r);
+        /* with --env, standard output is the launcher's arguments alone */
+        FILE *out = in.o.env ? stderr : stdout;
+        plan_print_text(out, &in, &r);
         if (in.o.map) {
-            printf("blocked:\n");
-            cli_print_map(stdout, &in.spec.grid, &r.blocked, &in.nodes);
-            printf("%s:\n", smp_algorithm_name(r.pl.algorithm));
-            cli_print_map(stdout, &in.spec.grid, &r.pl, &in.nodes);
+            fprintf(out, "blocked:\n");
+            cli_print_map(out, &in.spec.grid, &r.blocked, &in.nodes);
+            fprintf(out, "%s:\n", smp_algorithm_name(r.pl.algorithm));
+            cli_print_map(out, &in.spec.grid, &r.pl, &in.nodes);
         }
+        rc = cli_launcher_env(&in.o, &in.spec, &in.nodes, &in.levels, &r.pl, &r.blocked);
     }
     smp_placement_free(&r.pl);
     smp_placement_free(&r.blocked);

@@ -63,7 +63,7 @@ static bool option_used(const char *cmd, const char *opt)
         const char *cmd, *opts;
     } used[] = {
         {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map topology "
-                 "levels-mode "},
+                 "levels-mode launcher output env "},
         {"score", " hostfile ranks json map topology "},
         {"compare", " nodes slots ranks sockets hostfiles json map topology levels-mode "},
     };
@@ -79,14 +79,17 @@ void cli_job_defaults(struct cli_opts *o)
 {
     if (o->nodes || o->slots)
         return;
-    const char *hl = getenv("SLURM_JOB_NODELIST"), *cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
+    /* the slots as the launcher counts them: srun's arbitrary distribution
+     * the CPUs, mpirun and Cray MPICH the tasks per node */
+    const char *var = sml_slots_variable(o->launcher);
+    const char *hl = getenv("SLURM_JOB_NODELIST"), *cpus = getenv(var);
     if (!hl || !*hl || !cpus || !*cpus)
         return;
     o->nodes = hl;
     o->slots = cpus;
     fprintf(stderr, "stencil-map: inside an allocation: --nodes '%s' --slots '%s' from "
-                    "SLURM_JOB_NODELIST and SLURM_JOB_CPUS_PER_NODE\n",
-            hl, cpus);
+                    "SLURM_JOB_NODELIST and %s\n",
+            hl, cpus, var);
     o->job_ranks_var = "SLURM_NTASKS";
     const char *nt = getenv("SLURM_NTASKS");
     if (!nt || !*nt)
@@ -106,8 +109,10 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         {"hostfile", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
         {"map", no_argument, NULL, 'm'},           {"help", no_argument, NULL, 'h'},
         {"sockets", required_argument, NULL, 'k'}, {"socketfile", required_argument, NULL, 'K'},
-        {"topology", required_argument, NULL, 't'}, {"levels-mode", required_argument, NULL, 'L'},
-        {"hostfiles", required_argument, NULL, 'D'}, {NULL, 0, NULL, 0},
+        {"topology", required_argument, NULL, 't'}, {"levels-mode", required_argument, NULL, 'M'},
+        {"launcher", required_argument, NULL, 'L'}, {"output", required_argument, NULL, 'o'},
+        {"env", no_argument, NULL, 'e'},           {"hostfiles", required_argument, NULL, 'D'},
+        {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
     opterr = 0;
@@ -127,9 +132,19 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         case 'K': o->socketfile = optarg; break;
         case 'D': o->hostfiles = optarg; break;
         case 'j': o->json = true; break;
+        case 'o': o->output = optarg; break;
+        case 'e': o->env = true; break;
+        case 'L':
+            if (!sml_from_name(optarg, &o->launcher)) {
+                fprintf(stderr, "stencil-map %s: --launcher: unknown launcher '%s' (one of %s)\n",
+                        cmd, optarg, sml_names());
+                cli_usage_of(cmd, stderr);
+                return SMP_ERR_INPUT;
+            }
+            break;
         case 'm': o->map = true; break;
         case 't': o->topology = optarg; break;
-        case 'L':
+        case 'M':
             if (!smp_levels_mode_from_name(optarg, &o->levels_mode))
                 return usage_error(cmd, "--levels-mode: best, groups-first or nodes-first, not",
                                    optarg);
@@ -240,7 +255,7 @@ void cli_version(FILE *out)
 {
     fprintf(out,
             "stencil-map (stencilmap) %s\n"
-            "JSON formats: --json output %d, audit record %d, in-job result %d\n"
+            "JSON formats: --json output %d, audit record %d, in-job result %d, learned spec %d\n"
             "License GPL-2.0-or-later; the placement library LGPL-2.1-or-later.\n",
-            SM_VERSION, SM_FORMAT_CLI, SM_FORMAT_RECORD, SM_FORMAT_VERIFY);
+            SM_VERSION, SM_FORMAT_CLI, SM_FORMAT_RECORD, SM_FORMAT_VERIFY, SM_FORMAT_LEARNED);
 }

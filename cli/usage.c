@@ -38,7 +38,8 @@ static void plan_usage(FILE *out)
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--sockets COUNTS]\n"
           "                       [--socketfile FILE] [--profile DIR] [--topology FILE]\n"
-          "                       [--levels-mode M] [--json] [--map]\n"
+          "                       [--levels-mode M] [--launcher L] [--output FILE] [--env]\n"
+          "                       [--json] [--map]\n"
           "\n"
           "Computes which node each rank runs on and prints a summary line; with\n"
           "network levels, one line per level with the edges between its groups.\n"
@@ -58,11 +59,30 @@ static void plan_usage(FILE *out)
     fputs(topology_lines, out);
     fputs(levels_mode_lines, out);
     fputs("--json            one JSON object instead of the summary line\n"
-          "--map             draw blocked and the placement, one letter per node\n"
-          "--help            this text\n"
-          "\n",
+          "--map             draw blocked and the placement, one letter per node\n",
           out);
-    fputs(job_line, out);
+    fprintf(out, "--launcher L      the file --output writes: %s\n", sml_names());
+    fputs("                  (default slurm): slurm, Slurm's hostfile (srun with\n"
+          "                  SLURM_HOSTFILE); openmpi, a rankfile (mpirun --rankfile),\n"
+          "                  each node's ranks on distinct cores (socket:core with\n"
+          "                  sockets); mpich, a Hydra machine file (mpiexec -f); cray, an\n"
+          "                  MPICH_RANK_ORDER file (MPICH_RANK_REORDER_METHOD=3), which\n"
+          "                  needs every node filled to its slots\n"
+          "--output FILE     write the plan in the launcher's form ('-': standard output);\n"
+          "                  --hostfile FILE is --launcher slurm --output FILE\n"
+          "--env             print what the launcher must pass to the ranks instead of the\n"
+          "                  summary, which goes to stderr: export lines for eval (slurm,\n"
+          "                  cray: with MPICH_RANK_REORDER_METHOD and _FILE), -x words for\n"
+          "                  mpirun, -genv words for mpiexec (inside Slurm with the\n"
+          "                  bootstrap that keeps the file's order)\n"
+          "--help            this text\n"
+          "\n"
+          "Inside an allocation (salloc, sbatch), when neither --nodes nor --slots is\n"
+          "given they default to SLURM_JOB_NODELIST and, as the launcher counts slots,\n"
+          "SLURM_JOB_CPUS_PER_NODE (slurm, mpich) or SLURM_TASKS_PER_NODE (openmpi,\n"
+          "cray), and the ranks of automatic dims to SLURM_NTASKS; a line on stderr\n"
+          "says so, and where the network levels came from.\n\n",
+          out);
     fputs(exit_line, out);
 }
 
@@ -218,6 +238,7 @@ void cli_usage(FILE *out)
 {
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--json] [--map]\n"
+          "                       [--launcher L --output FILE] [--env]\n"
           "       stencil-map score SPEC --hostfile FILE [--ranks P] [--json] [--map]\n"
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "       stencil-map learn DIR [--output SPEC]\n"
@@ -227,6 +248,7 @@ void cli_usage(FILE *out)
           "                       --svg OUT [...]\n"
           "       stencil-map audit (JOBID[.STEP] | --record FILE | --since DATE | --user U |\n"
           "                          --summary) [...]\n"
+          "       stencil-map learned list|show APP|forget APP|--all [--learned-dir DIR]\n"
           "       stencil-map --version\n"
           "\n"
           "stencil-map COMMAND --help describes each command.  Every --json answer\n"
@@ -261,12 +283,47 @@ static void learn_usage(FILE *out)
     fputs(exit_line, out);
 }
 
+static void learned_usage(FILE *out)
+{
+    fputs("usage: stencil-map learned list [--learned-dir DIR]\n"
+          "       stencil-map learned show APP [--learned-dir DIR]\n"
+          "       stencil-map learned forget APP|--all [--learned-dir DIR]\n"
+          "\n"
+          "What srun --stencil-map=learn (or the site's default=learn) stored: per\n"
+          "application, the spec learned from its first, profiled run, with the run it\n"
+          "came from, its grid and where that came from (MPI_Dims_create, MPI_Cart_create\n"
+          "or inferred) and the share of the bytes it explains, or the verdict that it is\n"
+          "not a stencil code and until when.  Inside an allocation each line ends with\n"
+          "the placement srun would make on it (SLURM_NTASKS ranks, else the learned\n"
+          "count).  The store is $XDG_STATE_HOME/stencilmap/learned, else\n"
+          "~/.local/state/stencilmap/learned, or DIR/<user> of the plugin's learned_dir=.\n"
+          "\n"
+          "list              one line per application, naming its executable\n"
+          "show APP          everything stored for APP, the spec in full\n"
+          "forget APP        remove what is stored for APP: its next run is profiled\n"
+          "                  again\n"
+          "APP               the program (a path, or a name looked up in PATH: its\n"
+          "                  current build, and what was learned at that path before), a\n"
+          "                  stored executable's base name, or a key\n"
+          "--all             with forget: everything, and leftover profiles\n"
+          "--learned-dir DIR the site's root of the stores (default: learned_dir= on the\n"
+          "                  stencil_map.so line of Slurm's plugstack.conf, found through\n"
+          "                  $SLURM_CONF), the store being DIR/<user>\n"
+          "--help            this text\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad usage, 3 nothing stored for APP, 4 the store cannot\n"
+          "be read or fails its checks (not the user's own, open to others, a symbolic\n"
+          "link).\n",
+          out);
+}
+
 static const struct {
     const char *cmd;
     void (*usage)(FILE *);
 } table[] = {
     {"plan", plan_usage},   {"score", score_usage}, {"compare", compare_usage},
     {"draw", draw_usage},   {"audit", audit_usage}, {"learn", learn_usage},
+    {"learned", learned_usage},
 };
 
 void cli_usage_of(const char *cmd, FILE *out)

@@ -10,6 +10,7 @@ packages=(
     libjansson-dev libcmocka-dev libhwloc-dev libscotch-dev
     slurm-wlm libslurm-dev munge libpmix-dev
     openmpi-bin libopenmpi-dev
+    mpich libmpich-dev          # tests/launchers: MPICH's mpiexec (Hydra) and mpicc.mpich
     python3 util-linux iproute2 procps
     strace clang libclang-rt-14-dev
     librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG
@@ -17,6 +18,7 @@ packages=(
     rpm                         # tests/package/rpm.sh: rpmbuild of contrib/rpm/stencilmap.spec
     lammps                      # tests/app: a real MPI code, profiled, learned and placed
     libsimgrid-dev time         # SMPI and /usr/bin/time: the scale bench and its check (tests/bench/test_scale.sh)
+    python3-pytest python3-pexpect python3-requests expect  # tests/slurm-suite: Slurm's own testsuite
 )
 
 missing=()

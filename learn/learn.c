@@ -114,6 +114,7 @@ static smp_status read_rank(const char *dir, int64_t r, learn_profile *p, size_t
                 s = push_edge(p, cap, (learn_edge){(int32_t)r, (int32_t)a, b, c}, err);
         } else if (sscanf(line, "partial %lld", &a) == 1) {
             p->partial++;
+            p->partial_exit += a == 0; /* "partial 0": an exit, not a signal */
         } else if (sscanf(line, "unresolved %lld", &a) == 1) {
             p->unresolved += a;
         } else if (sscanf(line, "%31s %lld %lld", word, &a, &b) == 3 &&

@@ -25,7 +25,8 @@ typedef struct {
     double total_bytes;   /* over edges */
     int64_t self_bytes;   /* sent to oneself, not part of any stencil */
     int64_t unresolved;   /* sends the library could not attribute */
-    int64_t partial;      /* ranks whose file a signal made them write early */
+    int64_t partial;      /* ranks whose file was written before MPI_Finalize */
+    int64_t partial_exit; /* of which at an exit (the others at a signal) */
     /* an MPI_Cart_create over all ranks, the same on every rank */
     bool have_cart;
     bool cart_reordered; /* some rank's Cartesian rank is not its world rank */

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The in-job context: PMIx publication of the task's place, the getters, and
- * the collective verification of the placement from PMIx data. */
+/* The in-job context: publication of the task's place through the job's
+ * transport (PMIx, or PMI-1 under MPICH's Hydra: kvs.h), the getters, and
+ * the collective verification of the placement from that data. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <pmix.h>
-
+#include "kvs.h"
 #include "stencilmap.h"
 #include "stencilmap_internal.h"
 #include "stencil_env.h"
@@ -24,14 +23,13 @@
 #define KEY_WEDGES "stencilmap.wedges"
 #define KEY_VSTATUS "stencilmap.vstatus"
 #define KEY_VERROR "stencilmap.verror"
-
-/* Gets that are not in the local store after the collecting fence fall back
- * to asking the server, bounded by this many seconds. */
-#define GET_TIMEOUT 30
+/* per network level l: "stencilmap.ledges.<l>", "stencilmap.lwedges.<l>" */
+#define KEY_LEDGES "stencilmap.ledges"
+#define KEY_LWEDGES "stencilmap.lwedges"
 
 struct stencilmap_ctx {
-    int pmix_up;
-    pmix_proc_t me;
+    int up; /* the transport is up (PMIx or PMI-1) */
+    sm_kvs kvs;
     int64_t rank, size;
     stencilmap_status env_status;
     int has_place;
@@ -59,7 +57,7 @@ const char *stencilmap_strerror(stencilmap_status st)
     case STENCILMAP_ERR_MISMATCH: return "observed placement differs from the plan";
     case STENCILMAP_ERR_ENV: return "invalid STENCIL_MAP_* environment";
     case STENCILMAP_ERR_NOENV: return "step not placed (no STENCIL_MAP_DIMS)";
-    case STENCILMAP_ERR_PMIX: return "PMIx error";
+    case STENCILMAP_ERR_PMIX: return "PMIx or PMI error";
     case STENCILMAP_ERR_ARG: return "invalid argument";
     case STENCILMAP_ERR_NOMEM: return "out of memory";
     case STENCILMAP_ERR_PEER: return "another rank failed";
@@ -73,8 +71,8 @@ const char *stencilmap_errmsg(const stencilmap_ctx *ctx)
     return ctx ? ctx->msg : "out of memory (no stencilmap context)";
 }
 
-int64_t stencilmap_rank(const stencilmap_ctx *ctx) { return ctx && ctx->pmix_up ? ctx->rank : -1; }
-int64_t stencilmap_size(const stencilmap_ctx *ctx) { return ctx && ctx->pmix_up ? ctx->size : -1; }
+int64_t stencilmap_rank(const stencilmap_ctx *ctx) { return ctx && ctx->up ? ctx->rank : -1; }
+int64_t stencilmap_size(const stencilmap_ctx *ctx) { return ctx && ctx->up ? ctx->size : -1; }
 const char *stencilmap_node(const stencilmap_ctx *ctx) { return ctx ? ctx->node : ""; }
 
 const stencilmap_place *stencilmap_get_place(const stencilmap_ctx *ctx)
@@ -82,141 +80,65 @@ const stencilmap_place *stencilmap_get_place(const stencilmap_ctx *ctx)
     return ctx && ctx->has_place ? &ctx->place : NULL;
 }
 
-/* ---- PMIx helpers ---------------------------------------------------------- */
-static pmix_status_t put_string(const char *key, const char *s)
+/* ---- the transport ----------------------------------------------------------- */
+static stencilmap_status put_string(stencilmap_ctx *ctx, const char *key, const char *v)
 {
-    pmix_value_t v;
-    PMIX_VALUE_CONSTRUCT(&v);
-    v.type = PMIX_STRING;
-    v.data.string = (char *)s;
-    return PMIx_Put(PMIX_GLOBAL, key, &v);
+    return ctx->kvs.ops->put(&ctx->kvs, key, v, SM_KVS_TEXT, ctx->msg, sizeof(ctx->msg));
 }
 
-static pmix_status_t put_int(const char *key, int i)
+/* numbers with the PMIx types stencilmap.h(3) documents for their keys */
+static stencilmap_status put_int(stencilmap_ctx *ctx, const char *key, int i)
 {
-    pmix_value_t v;
-    PMIX_VALUE_CONSTRUCT(&v);
-    v.type = PMIX_INT;
-    v.data.integer = i;
-    return PMIx_Put(PMIX_GLOBAL, key, &v);
+    char buf[24];
+    snprintf(buf, sizeof(buf), "%d", i);
+    return ctx->kvs.ops->put(&ctx->kvs, key, buf, SM_KVS_INT, ctx->msg, sizeof(ctx->msg));
 }
 
-static pmix_status_t put_u64(const char *key, uint64_t u)
+static stencilmap_status put_u64(stencilmap_ctx *ctx, const char *key, uint64_t u)
 {
-    pmix_value_t v;
-    PMIX_VALUE_CONSTRUCT(&v);
-    v.type = PMIX_UINT64;
-    v.data.uint64 = u;
-    return PMIx_Put(PMIX_GLOBAL, key, &v);
+    char buf[24];
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)u);
+    return ctx->kvs.ops->put(&ctx->kvs, key, buf, SM_KVS_UINT64, ctx->msg, sizeof(ctx->msg));
 }
 
-static pmix_status_t put_double(const char *key, double d)
+static stencilmap_status put_double(stencilmap_ctx *ctx, const char *key, double d)
 {
-    pmix_value_t v;
-    PMIX_VALUE_CONSTRUCT(&v);
-    v.type = PMIX_DOUBLE;
-    v.data.dval = d;
-    return PMIx_Put(PMIX_GLOBAL, key, &v);
-}
-
-/* PMIx_Get of key of rank: the local store first (the data was collected by
- * the fence), then the server with a timeout. */
-static pmix_status_t get_value(stencilmap_ctx *ctx, int64_t rank, const char *key,
-                               pmix_value_t **val)
-{
-    pmix_proc_t p;
-    PMIX_PROC_LOAD(&p, ctx->me.nspace, (pmix_rank_t)rank);
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &yes, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Get(&p, key, &info, 1, val);
-    PMIX_INFO_DESTRUCT(&info);
-    if (rc == PMIX_SUCCESS)
-        return rc;
-    int timeout = GET_TIMEOUT;
-    PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &timeout, PMIX_INT);
-    rc = PMIx_Get(&p, key, &info, 1, val);
-    PMIX_INFO_DESTRUCT(&info);
-    return rc;
+    char buf[40];
+    snprintf(buf, sizeof(buf), "%.17g", d);
+    return ctx->kvs.ops->put(&ctx->kvs, key, buf, SM_KVS_DOUBLE, ctx->msg, sizeof(ctx->msg));
 }
 
 static stencilmap_status get_string(stencilmap_ctx *ctx, int64_t rank, const char *key, char **out)
 {
-    pmix_value_t *val = NULL;
-    pmix_status_t rc = get_value(ctx, rank, key, &val);
-    if (rc != PMIX_SUCCESS)
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(rank %lld, \"%s\"): %s",
-                       (long long)rank, key, PMIx_Error_string(rc));
-    stencilmap_status st = STENCILMAP_OK;
-    if (val->type != PMIX_STRING || !val->data.string)
-        st = ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(rank %lld, \"%s\"): not a string (type %d)",
-                     (long long)rank, key, (int)val->type);
-    else if (!(*out = strdup(val->data.string)))
-        st = ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
-    PMIX_VALUE_RELEASE(val);
-    return st;
+    return ctx->kvs.ops->get(&ctx->kvs, rank, key, out, ctx->msg, sizeof(ctx->msg));
 }
 
 static stencilmap_status get_number(stencilmap_ctx *ctx, int64_t rank, const char *key,
                                     double *out)
 {
-    pmix_value_t *val = NULL;
-    pmix_status_t rc = get_value(ctx, rank, key, &val);
-    if (rc != PMIX_SUCCESS)
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(rank %lld, \"%s\"): %s",
-                       (long long)rank, key, PMIx_Error_string(rc));
-    stencilmap_status st = STENCILMAP_OK;
-    switch (val->type) {
-    case PMIX_INT: *out = val->data.integer; break;
-    case PMIX_UINT32: *out = val->data.uint32; break;
-    case PMIX_UINT64: *out = (double)val->data.uint64; break;
-    case PMIX_DOUBLE: *out = val->data.dval; break;
-    default:
-        st = ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(rank %lld, \"%s\"): unexpected type %d",
-                     (long long)rank, key, (int)val->type);
-    }
-    PMIX_VALUE_RELEASE(val);
+    char *s = NULL, *end;
+    stencilmap_status st = get_string(ctx, rank, key, &s);
+    if (st)
+        return st;
+    *out = strtod(s, &end);
+    if (end == s || *end)
+        st = ctx_err(ctx, STENCILMAP_ERR_PMIX, "%s get(rank %lld, \"%s\"): not a number: '%.40s'",
+                     ctx->kvs.ops->name, (long long)rank, key, s);
+    free(s);
     return st;
 }
 
 static stencilmap_status fence(stencilmap_ctx *ctx, const char *what)
 {
-    pmix_status_t rc = PMIx_Commit();
-    if (rc != PMIX_SUCCESS)
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Commit (%s): %s", what, PMIx_Error_string(rc));
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    rc = PMIx_Fence(NULL, 0, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
-    if (rc != PMIX_SUCCESS)
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Fence (%s): %s", what, PMIx_Error_string(rc));
+    char why[STENCILMAP_MSG_LEN];
+    stencilmap_status st = ctx->kvs.ops->fence(&ctx->kvs, why, sizeof(why));
+    if (st)
+        return ctx_err(ctx, st, "%s (%s)", why, what);
     return STENCILMAP_OK;
 }
 
 /* ---- init / finalize -------------------------------------------------------- */
-static void find_node(stencilmap_ctx *ctx)
-{
-    const char *s = getenv("SLURMD_NODENAME");
-    if (s && *s) {
-        snprintf(ctx->node, sizeof(ctx->node), "%s", s);
-        return;
-    }
-    pmix_value_t *val = NULL;
-    if (PMIx_Get(&ctx->me, PMIX_HOSTNAME, NULL, 0, &val) == PMIX_SUCCESS && val) {
-        if (val->type == PMIX_STRING && val->data.string && *val->data.string) {
-            snprintf(ctx->node, sizeof(ctx->node), "%s", val->data.string);
-            PMIX_VALUE_RELEASE(val);
-            return;
-        }
-        PMIX_VALUE_RELEASE(val);
-    }
-    if (gethostname(ctx->node, sizeof(ctx->node) - 1) != 0)
-        snprintf(ctx->node, sizeof(ctx->node), "unknown");
-    ctx->node[sizeof(ctx->node) - 1] = '\0';
-}
-
-/* Checks the place against the PMIx job and fills in derived coordinates. */
+/* Checks the place against the job and fills in derived coordinates. */
 static stencilmap_status check_place(stencilmap_ctx *ctx)
 {
     stencilmap_place *pl = &ctx->place;
@@ -243,35 +165,37 @@ static stencilmap_status check_place(stencilmap_ctx *ctx)
 
 static stencilmap_status publish(stencilmap_ctx *ctx)
 {
-    pmix_status_t rc = put_string(KEY_NODE, ctx->node);
-    if (rc == PMIX_SUCCESS)
-        rc = put_int(KEY_STATUS, (int)ctx->env_status);
-    if (rc == PMIX_SUCCESS && ctx->env_status != STENCILMAP_OK)
-        rc = put_string(KEY_ERROR, ctx->msg);
-    if (rc == PMIX_SUCCESS && ctx->env_status == STENCILMAP_OK) {
+    char envmsg[STENCILMAP_MSG_LEN]; /* the environment's error, if any */
+    memcpy(envmsg, ctx->msg, sizeof(envmsg));
+    stencilmap_status st = put_string(ctx, KEY_NODE, ctx->node);
+    if (!st)
+        st = put_int(ctx, KEY_STATUS, (int)ctx->env_status);
+    if (!st && ctx->env_status != STENCILMAP_OK)
+        st = put_string(ctx, KEY_ERROR, envmsg);
+    if (!st && ctx->env_status == STENCILMAP_OK) {
         const stencilmap_place *pl = &ctx->place;
         char buf[STENCILMAP_MAX_DIMS * 24];
         smp_env_format_list(buf, sizeof(buf), pl->coords, pl->ndims);
-        rc = put_string(KEY_COORDS, buf);
-        if (rc == PMIX_SUCCESS && ctx->rank == 0) {
+        st = put_string(ctx, KEY_COORDS, buf);
+        if (!st && ctx->rank == 0) {
             smp_env_format_list(buf, sizeof(buf), pl->dims, pl->ndims);
-            rc = put_string(KEY_DIMS, buf);
+            st = put_string(ctx, KEY_DIMS, buf);
             int64_t per[STENCILMAP_MAX_DIMS];
             for (int i = 0; i < pl->ndims; i++)
                 per[i] = pl->periods[i];
             smp_env_format_list(buf, sizeof(buf), per, pl->ndims);
-            if (rc == PMIX_SUCCESS)
-                rc = put_string(KEY_PERIODS, buf);
+            if (!st)
+                st = put_string(ctx, KEY_PERIODS, buf);
             char *s = smp_env_format_stencil(pl->offsets, pl->noffsets, pl->ndims);
             if (!s)
                 return ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
-            if (rc == PMIX_SUCCESS)
-                rc = put_string(KEY_STENCIL, s);
+            if (!st)
+                st = put_string(ctx, KEY_STENCIL, s);
             free(s);
         }
     }
-    if (rc != PMIX_SUCCESS)
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Put: %s", PMIx_Error_string(rc));
+    if (st)
+        return st;
     return fence(ctx, "publishing stencilmap.coords");
 }
 
@@ -287,36 +211,26 @@ stencilmap_status stencilmap_init(stencilmap_ctx **out)
     ctx->env_status = stencilmap_place_from_env(&ctx->place, ctx->msg, sizeof(ctx->msg));
     ctx->has_place = ctx->env_status == STENCILMAP_OK;
 
-    pmix_status_t rc = PMIx_Init(&ctx->me, NULL, 0);
-    if (rc != PMIX_SUCCESS)
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX,
-                       "PMIx_Init: %s (run as a step with srun --mpi=pmix)", PMIx_Error_string(rc));
-    ctx->pmix_up = 1;
-    ctx->rank = ctx->me.rank;
-    pmix_proc_t wild;
-    PMIX_PROC_LOAD(&wild, ctx->me.nspace, PMIX_RANK_WILDCARD);
-    pmix_value_t *val = NULL;
-    rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val);
-    if (rc != PMIX_SUCCESS || !val || val->type != PMIX_UINT32) {
-        if (val)
-            PMIX_VALUE_RELEASE(val);
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Get(PMIX_JOB_SIZE): %s",
-                       rc == PMIX_SUCCESS ? "not a uint32" : PMIx_Error_string(rc));
-    }
-    ctx->size = val->data.uint32;
-    PMIX_VALUE_RELEASE(val);
+    char envmsg[STENCILMAP_MSG_LEN];
+    memcpy(envmsg, ctx->msg, sizeof(envmsg));
+    stencilmap_status st = sm_kvs_open(&ctx->kvs, ctx->msg, sizeof(ctx->msg));
+    if (st)
+        return st;
+    ctx->up = 1;
+    ctx->rank = ctx->kvs.rank;
+    ctx->size = ctx->kvs.size;
+    memcpy(ctx->msg, envmsg, sizeof(envmsg));
     ctx->node_cache = calloc((size_t)ctx->size, sizeof(char *));
     if (!ctx->node_cache)
         return ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
-    find_node(ctx);
+    snprintf(ctx->node, sizeof(ctx->node), "%s", ctx->kvs.node);
 
     if (ctx->env_status == STENCILMAP_OK) {
         ctx->env_status = check_place(ctx);
         ctx->has_place = ctx->env_status == STENCILMAP_OK;
     }
-    char envmsg[STENCILMAP_MSG_LEN];
     memcpy(envmsg, ctx->msg, sizeof(envmsg));
-    stencilmap_status st = publish(ctx); /* even with a bad environment: others fence too */
+    st = publish(ctx); /* even with a bad environment: others fence too */
     if (st != STENCILMAP_OK)
         return st;
     if (ctx->env_status != STENCILMAP_OK)
@@ -329,11 +243,8 @@ stencilmap_status stencilmap_finalize(stencilmap_ctx *ctx)
     if (!ctx)
         return STENCILMAP_OK;
     stencilmap_status st = STENCILMAP_OK;
-    if (ctx->pmix_up) {
-        pmix_status_t rc = PMIx_Finalize(NULL, 0);
-        if (rc != PMIX_SUCCESS)
-            st = STENCILMAP_ERR_PMIX;
-    }
+    if (ctx->up)
+        st = ctx->kvs.ops->finalize(&ctx->kvs);
     if (ctx->node_cache)
         for (int64_t r = 0; r < ctx->size; r++)
             free(ctx->node_cache[r]);
@@ -346,8 +257,8 @@ stencilmap_status stencilmap_finalize(stencilmap_ctx *ctx)
 /* ---- getters ------------------------------------------------------------------ */
 static stencilmap_status check_rank(stencilmap_ctx *ctx, int64_t rank)
 {
-    if (!ctx->pmix_up)
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx is not initialised");
+    if (!ctx->up)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "neither PMIx nor PMI is initialised");
     if (rank < 0 || rank >= ctx->size)
         return ctx_err(ctx, STENCILMAP_ERR_ARG, "rank %lld is outside the step's %lld tasks",
                        (long long)rank, (long long)ctx->size);
@@ -414,6 +325,93 @@ stencilmap_status stencilmap_get_node(stencilmap_ctx *ctx, int64_t rank, char *b
 }
 
 /* ---- verify -------------------------------------------------------------------- */
+static const char *rank_node_name(void *arg, int64_t rank, stencilmap_status *st)
+{
+    const char *name;
+    stencilmap_status s = node_of(arg, rank, &name);
+    if (s) {
+        *st = s;
+        return NULL;
+    }
+    return name;
+}
+
+/* This rank's edges between groups of each network level, put for the
+ * gather (nothing on a step without levels); a failure to count them is
+ * this rank's local verdict, as verify_local's are. */
+static stencilmap_status put_level_edges(stencilmap_ctx *ctx, stencilmap_status *local)
+{
+    const stencilmap_place *pl = &ctx->place;
+    int64_t e[STENCILMAP_MAX_LEVELS] = {0};
+    double w[STENCILMAP_MAX_LEVELS] = {0};
+    if (*local == STENCILMAP_OK && ctx->env_status == STENCILMAP_OK) {
+        stencilmap_status s = sm_levels_rank_out(pl, ctx->rank, rank_node_name, ctx, e, w);
+        if (s)
+            *local = ctx_err(ctx, s, "rank %lld: counting the edges between network groups: %s",
+                             (long long)ctx->rank, stencilmap_strerror(s));
+    }
+    stencilmap_status st = STENCILMAP_OK;
+    for (int l = 0; l < pl->nlevels && !st; l++) {
+        char key[64];
+        snprintf(key, sizeof(key), "%s.%d", KEY_LEDGES, l);
+        st = put_u64(ctx, key, (uint64_t)e[l]);
+        snprintf(key, sizeof(key), "%s.%d", KEY_LWEDGES, l);
+        if (!st)
+            st = put_double(ctx, key, w[l]);
+    }
+    return st;
+}
+
+/* Every rank's edges between groups, then the figures per level. */
+static stencilmap_status gather_levels(stencilmap_ctx *ctx, const int32_t *node,
+                                       stencilmap_verify_result *res)
+{
+    const stencilmap_place *pl = &ctx->place;
+    if (!pl->nlevels)
+        return STENCILMAP_OK;
+    size_t n = (size_t)pl->nlevels * (size_t)ctx->size;
+    int64_t *e = malloc(sizeof(int64_t) * n);
+    double *w = malloc(sizeof(double) * n);
+    stencilmap_status st = e && w ? STENCILMAP_OK
+                                  : ctx_err(ctx, STENCILMAP_ERR_NOMEM, "out of memory");
+    for (int l = 0; l < pl->nlevels && !st; l++)
+        for (int64_t r = 0; r < ctx->size && !st; r++) {
+            char key[64];
+            double v = 0, vw = 0;
+            snprintf(key, sizeof(key), "%s.%d", KEY_LEDGES, l);
+            if (!(st = get_number(ctx, r, key, &v))) {
+                snprintf(key, sizeof(key), "%s.%d", KEY_LWEDGES, l);
+                st = get_number(ctx, r, key, &vw);
+            }
+            e[(size_t)l * (size_t)ctx->size + (size_t)r] = (int64_t)v;
+            w[(size_t)l * (size_t)ctx->size + (size_t)r] = vw;
+        }
+    if (!st && (st = sm_levels_aggregate(pl, ctx->size, node, res, e, w)))
+        ctx_err(ctx, st, "aggregating the edges between network groups: %s",
+                stencilmap_strerror(st));
+    free(e);
+    free(w);
+    return st;
+}
+
+/* What differs per level, appended to diff. */
+static void level_diff(const stencilmap_verify_result *res, char *diff, size_t len)
+{
+    size_t off = strlen(diff);
+    for (int l = 0; l < res->nlevels && res->has_level_planned && off < len; l++) {
+        if (res->level_observed_jsum[l] != res->level_planned_jsum[l])
+            off += (size_t)snprintf(diff + off, len - off,
+                                    "%slevel %d: J_sum between groups planned %lld observed %lld",
+                                    off ? "; " : "", l, (long long)res->level_planned_jsum[l],
+                                    (long long)res->level_observed_jsum[l]);
+        if (off < len && res->level_observed_jmax[l] != res->level_planned_jmax[l])
+            off += (size_t)snprintf(diff + off, len - off,
+                                    "%slevel %d: J_max between groups planned %lld observed %lld",
+                                    off ? "; " : "", l, (long long)res->level_planned_jmax[l],
+                                    (long long)res->level_observed_jmax[l]);
+    }
+}
+
 static int same_node(void *arg, int64_t a, int64_t b)
 {
     stencilmap_ctx *ctx = arg;
@@ -433,7 +431,7 @@ static stencilmap_status verify_local(stencilmap_ctx *ctx, int64_t *edges, doubl
         return st == STENCILMAP_ERR_ARG ? ctx_err(ctx, st, "rank %lld outside the grid",
                                                   (long long)ctx->rank)
                                         : st;
-    /* coordinates of every neighbour (out and in), read back through PMIx */
+    /* coordinates of every neighbour (out and in), read back through the transport */
     for (int k = 0; k < pl->noffsets; k++)
         for (int dir = 0; dir < 2; dir++) {
             int64_t t = dir ? stencilmap_neighbor_from(pl, ctx->rank, k)
@@ -602,6 +600,8 @@ static stencilmap_status gather(stencilmap_ctx *ctx, stencilmap_verify_result *r
         agg.node_edges = agg.node_ranks = NULL;
     }
     stencilmap_edges_free(&agg);
+    if (st == STENCILMAP_OK)
+        st = gather_levels(ctx, node, res);
     free(node);
     free(edges);
     free(wedges);
@@ -614,8 +614,8 @@ stencilmap_status stencilmap_verify(stencilmap_ctx *ctx, stencilmap_verify_resul
         return ctx ? ctx_err(ctx, STENCILMAP_ERR_ARG, "stencilmap_verify: NULL result")
                    : STENCILMAP_ERR_ARG;
     memset(res, 0, sizeof(*res));
-    if (!ctx->pmix_up)
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx is not initialised");
+    if (!ctx->up)
+        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "neither PMIx nor PMI is initialised");
 
     /* a neighbour with a bad environment published no coordinates: name it
      * rather than fail on the missing key */
@@ -630,21 +630,26 @@ stencilmap_status stencilmap_verify(stencilmap_ctx *ctx, stencilmap_verify_resul
     if (ctx->env_status == STENCILMAP_OK)
         local = verify_local(ctx, &edges, &weight, &checked, &wrong, wrong_msg, sizeof(wrong_msg));
     res->rank_edges = edges;
-    pmix_status_t rc = put_u64(KEY_EDGES, (uint64_t)edges);
-    if (rc == PMIX_SUCCESS)
-        rc = put_double(KEY_WEDGES, weight);
-    if (rc == PMIX_SUCCESS)
-        rc = put_u64("stencilmap.cchecked", (uint64_t)checked);
-    if (rc == PMIX_SUCCESS)
-        rc = put_u64("stencilmap.cwrong", (uint64_t)wrong);
-    if (rc == PMIX_SUCCESS && wrong)
-        rc = put_string("stencilmap.cwrongmsg", wrong_msg);
-    if (rc == PMIX_SUCCESS)
-        rc = put_int(KEY_VSTATUS, (int)local);
-    if (rc == PMIX_SUCCESS && local != STENCILMAP_OK)
-        rc = put_string(KEY_VERROR, ctx->msg);
-    if (rc != PMIX_SUCCESS)
-        return ctx_err(ctx, STENCILMAP_ERR_PMIX, "PMIx_Put: %s", PMIx_Error_string(rc));
+    /* before the verdict's message is kept: counting may set it */
+    if ((st = put_level_edges(ctx, &local)))
+        return st;
+    char localmsg[STENCILMAP_MSG_LEN];
+    memcpy(localmsg, ctx->msg, sizeof(localmsg));
+    st = put_u64(ctx, KEY_EDGES, (uint64_t)edges);
+    if (!st)
+        st = put_double(ctx, KEY_WEDGES, weight);
+    if (!st)
+        st = put_u64(ctx, "stencilmap.cchecked", (uint64_t)checked);
+    if (!st)
+        st = put_u64(ctx, "stencilmap.cwrong", (uint64_t)wrong);
+    if (!st && wrong)
+        st = put_string(ctx, "stencilmap.cwrongmsg", wrong_msg);
+    if (!st)
+        st = put_int(ctx, KEY_VSTATUS, (int)local);
+    if (!st && local != STENCILMAP_OK)
+        st = put_string(ctx, KEY_VERROR, localmsg);
+    if (st)
+        return st;
     if ((st = fence(ctx, "exchanging edge counts")))
         return st;
     if ((st = gather(ctx, res)))
@@ -665,6 +670,7 @@ stencilmap_status stencilmap_verify(stencilmap_ctx *ctx, stencilmap_verify_resul
                      "%sJ_max planned %lld observed %lld", off ? "; " : "",
                      (long long)pl->planned_jmax, (long long)res->observed_jmax);
     }
+    level_diff(res, res->diff, sizeof(res->diff));
     res->agree = res->diff[0] == '\0';
     if (!res->agree) {
         ctx_err(ctx, STENCILMAP_ERR_MISMATCH, "%s", res->diff);

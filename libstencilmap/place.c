@@ -21,6 +21,7 @@ _Static_assert(STENCILMAP_MAX_DIMS == SMP_MAX_DIMS, "limits: dimensions");
 _Static_assert(STENCILMAP_MAX_OFFSETS == SMP_MAX_OFFSETS, "limits: offsets");
 _Static_assert(STENCILMAP_MAX_OFFSET_ABS == SMP_MAX_OFFSET_ABS, "limits: offset entries");
 _Static_assert(STENCILMAP_MAX_RANKS == SMP_MAX_RANKS, "limits: ranks");
+_Static_assert(STENCILMAP_MAX_LEVELS == SMP_MAX_LEVELS, "limits: levels");
 
 stencilmap_status sm_msg(char *msg, size_t len, stencilmap_status st, const char *fmt, ...)
 {
@@ -62,6 +63,7 @@ void stencilmap_place_free(stencilmap_place *pl)
     pl->offsets = NULL;
     pl->weights = NULL;
     pl->noffsets = 0;
+    sm_levels_free(pl);
 }
 
 static stencilmap_status parse_stencil(stencilmap_place *pl, const char *s, char *msg, size_t len)
@@ -285,8 +287,10 @@ static stencilmap_status place_parse(stencilmap_place *pl, stencilmap_getenv_fn 
     if ((st = parse_pair(get, arg, SMP_ENV_JSUM, SMP_ENV_JMAX, 1, &pl->planned_jsum,
                          &pl->planned_jmax, &pl->has_planned, msg, len)))
         return st;
-    return parse_pair(get, arg, SMP_ENV_BLOCKED_JSUM, SMP_ENV_BLOCKED_JMAX, 0, &pl->blocked_jsum,
-                      &pl->blocked_jmax, &pl->has_blocked, msg, len);
+    if ((st = parse_pair(get, arg, SMP_ENV_BLOCKED_JSUM, SMP_ENV_BLOCKED_JMAX, 0,
+                         &pl->blocked_jsum, &pl->blocked_jmax, &pl->has_blocked, msg, len)))
+        return st;
+    return sm_levels_parse(pl, get, arg, msg, len);
 }
 
 stencilmap_status stencilmap_place_parse(stencilmap_place *pl, stencilmap_getenv_fn get, void *arg,

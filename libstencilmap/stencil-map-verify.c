@@ -20,10 +20,16 @@ static void usage(FILE *f)
 {
     fputs("usage: srun --mpi=pmix --stencil-map=SPEC stencil-map-verify [-v] [--json] [-a]\n"
           "                                                           [--no-record]\n"
-          "Checks, through PMIx, that the step's ranks run where the placement planned:\n"
-          "observed J_sum/J_max against STENCIL_MAP_JSUM/STENCIL_MAP_JMAX.  Rank 0 writes\n"
-          "the result next to the step's audit record ($STENCIL_MAP_RECORD, as\n"
-          "<job>.<step>.verify.json) for stencil-map audit.\n"
+          "       mpirun --rankfile FILE $(stencil-map plan SPEC --launcher openmpi\n"
+          "              --output FILE --env) stencil-map-verify [...]\n"
+          "       mpiexec -f FILE $(stencil-map plan SPEC --launcher mpich --output FILE\n"
+          "              --env) stencil-map-verify [...]\n"
+          "Checks, through PMIx (or PMI-1 under MPICH's mpiexec), that the job's ranks run\n"
+          "where the placement planned: observed J_sum/J_max against\n"
+          "STENCIL_MAP_JSUM/STENCIL_MAP_JMAX, and on a step planned on network levels the\n"
+          "edges between groups against STENCIL_MAP_LEVEL_JSUM/STENCIL_MAP_LEVEL_JMAX.\n"
+          "Rank 0 writes the result next to the step's audit record ($STENCIL_MAP_RECORD,\n"
+          "as <job>.<step>.verify.json) for stencil-map audit.\n"
           "  -v, --verbose     also print the edges leaving each node\n"
           "  -j, --json        print a JSON object instead of text\n"
           "  -a, --all-ranks   every rank prints (default: rank 0 only)\n"
@@ -31,7 +37,7 @@ static void usage(FILE *f)
           "  -V, --version     print the version and exit\n"
           "  -h, --help\n"
           "exit: 0 agree, 1 mismatch, 2 bad STENCIL_MAP_* environment, 3 step not placed,\n"
-          "      4 PMIx/system error, 64 usage\n",
+          "      4 PMIx/PMI/system error, 64 usage\n",
           f);
 }
 
@@ -82,6 +88,12 @@ static void print_json(FILE *f, stencilmap_status st, const char *msg, const ste
             nodes[i] = (smr_verify_node){r->node_names[i], r->node_ranks[i], r->node_edges[i]};
         v.nnodes = nodes ? r->nnodes : 0;
         v.nodes = nodes;
+        v.nlevels = r->nlevels < SMR_VERIFY_MAX_LEVELS ? r->nlevels : SMR_VERIFY_MAX_LEVELS;
+        for (int l = 0; l < v.nlevels; l++)
+            v.levels[l] = (smr_verify_level){
+                r->has_level_planned ? r->level_planned_jsum[l] : -1,
+                r->has_level_planned ? r->level_planned_jmax[l] : -1,
+                r->level_observed_jsum[l], r->level_observed_jmax[l]};
     }
     smr_verify_print_line(f, &v);
     free(nodes);
@@ -111,6 +123,12 @@ static void print_text(FILE *f, stencilmap_status st, const stencilmap_place *pl
     if (st != STENCILMAP_OK)
         fprintf(f, " -- differs: %s", res->diff);
     fputc('\n', f);
+    /* the network levels above the nodes, finest first */
+    for (int l = 0; l < res->nlevels; l++)
+        fprintf(f, "  level %d, between groups: J_sum planned %lld observed %lld, J_max planned "
+                "%lld observed %lld\n", l, (long long)res->level_planned_jsum[l],
+                (long long)res->level_observed_jsum[l], (long long)res->level_planned_jmax[l],
+                (long long)res->level_observed_jmax[l]);
     if (!verbose)
         return;
     for (int i = 0; i < res->nnodes; i++)

@@ -16,6 +16,12 @@
  *   STENCIL_MAP_ALGORITHM=NAME    construction used (optional)
  *   STENCIL_MAP_JSUM, _JMAX       planned figures (optional, both or none)
  *   STENCIL_MAP_BLOCKED_JSUM, _BLOCKED_JMAX   figures of the block layout
+ *   STENCIL_MAP_LEVEL_NODES=node1,node2,...   the step's nodes, and per
+ *   STENCIL_MAP_LEVELS=0,0,1,1;...            network level above them
+ *   STENCIL_MAP_LEVEL_JSUM, _LEVEL_JMAX       (switches, blocks; finest
+ *                                             first) each node's group and
+ *                                             the planned edges between
+ *                                             groups (optional, all or none)
  *
  * Rank r has the row-major coordinates of r (last dimension fastest), as
  * MPI_Cart_create numbers ranks without reordering; with
@@ -23,7 +29,7 @@
  * fastest, as PETSc's DMDA: r = i + m*j).  Coordinates, dims and offsets
  * are always in the grid's own axis order.
  *
- * The library needs PMIx only (no MPI).  stencilmap_init() publishes, for
+ * The library needs PMIx (or PMI-1, below), no MPI.  stencilmap_init() publishes, for
  * every rank, under the PMIx keys below (all PMIX_STRING, PMIX_GLOBAL scope,
  * committed and exchanged by a PMIx_Fence with PMIX_COLLECT_DATA):
  *
@@ -41,6 +47,13 @@
  *
  * stencilmap_verify() adds "stencilmap.edges" (PMIX_UINT64: the rank's
  * outgoing inter-node stencil edges, seen through the PMIx data).
+ *
+ * Ranks that MPICH's Hydra (mpiexec) started have no PMIx server but PMI-1
+ * (PMI_FD, PMI_RANK, PMI_SIZE): there the same keys, prefixed with the
+ * rank ("r3.stencilmap.node"), travel as text in Hydra's key-value space,
+ * and a rank's node is gethostname(), since Hydra hands its ranks
+ * mpiexec's environment.  PMI-1 is taken when PMI_FD is set and
+ * PMIX_NAMESPACE is not.
  *
  * Every function returns a stencilmap_status; on failure a message naming
  * the variable, key or rank is available from stencilmap_errmsg().  Nothing
@@ -63,6 +76,7 @@ extern "C" {
 #define STENCILMAP_MAX_OFFSETS 4096
 #define STENCILMAP_MAX_OFFSET_ABS 1000000
 #define STENCILMAP_MAX_RANKS ((int64_t)INT32_MAX)
+#define STENCILMAP_MAX_LEVELS 4
 #define STENCILMAP_MSG_LEN 512
 
 typedef enum {
@@ -70,7 +84,7 @@ typedef enum {
     STENCILMAP_ERR_MISMATCH = 1, /* verify: observed figures differ from the plan */
     STENCILMAP_ERR_ENV = 2,      /* a STENCIL_MAP_* variable is malformed or inconsistent */
     STENCILMAP_ERR_NOENV = 3,    /* the step was not placed (no STENCIL_MAP_DIMS) */
-    STENCILMAP_ERR_PMIX = 4,     /* a PMIx call failed */
+    STENCILMAP_ERR_PMIX = 4,     /* a PMIx (or PMI-1) call failed */
     STENCILMAP_ERR_ARG = 5,      /* bad argument (NULL pointer, rank out of range) */
     STENCILMAP_ERR_NOMEM = 6,    /* out of memory */
     STENCILMAP_ERR_PEER = 7,     /* another rank reported an error (verify) */
@@ -94,6 +108,12 @@ typedef struct {
     int has_blocked;
     int64_t blocked_jsum, blocked_jmax;
     int column_major;   /* STENCIL_MAP_ORDER=column-major: first dimension fastest */
+    /* network levels above the nodes (STENCIL_MAP_LEVELS): 0 when the step
+     * was planned without; their planned J figures per level */
+    int nlevels;
+    int has_level_planned;
+    int64_t level_planned_jsum[STENCILMAP_MAX_LEVELS], level_planned_jmax[STENCILMAP_MAX_LEVELS];
+    void *levels;       /* each node's groups, for stencilmap_node_group() */
 } stencilmap_place;
 
 /* ---- environment (no PMIx) --------------------------------------------- */
@@ -108,6 +128,10 @@ stencilmap_status stencilmap_place_parse(stencilmap_place *pl, stencilmap_getenv
 /* The same, from the process environment (getenv). */
 stencilmap_status stencilmap_place_from_env(stencilmap_place *pl, char *msg, size_t msglen);
 void stencilmap_place_free(stencilmap_place *pl);
+
+/* The group of the node called node at network level (0 the finest), or
+ * -1 when the place has no such level or node is not one of the step's. */
+int32_t stencilmap_node_group(const stencilmap_place *pl, int level, const char *node);
 
 /* Coordinates of rank / rank of coordinates, row-major or column-major as
  * the place says (no bounds check on coords beyond 0 <= c < dims). */
@@ -153,11 +177,12 @@ stencilmap_status stencilmap_edges_count(stencilmap_edges *out, const stencilmap
                                          const int32_t *node_of_rank, int nnodes);
 void stencilmap_edges_free(stencilmap_edges *e);
 
-/* ---- in-job context (PMIx) --------------------------------------------- */
+/* ---- in-job context (PMIx, or PMI-1 under Hydra) ------------------------ */
 typedef struct stencilmap_ctx stencilmap_ctx;
 
 /* Reads the environment, PMIx_Init, puts the keys above, PMIx_Commit and a
- * collecting PMIx_Fence over the whole namespace.  Collective: every rank of
+ * collecting PMIx_Fence over the whole namespace (under PMI-1: init, puts
+ * and a barrier).  Collective: every rank of
  * the step must call it.  *ctx is set even on failure (except out of memory,
  * when it is NULL) so that stencilmap_errmsg() can say why; release it with
  * stencilmap_finalize().  When the environment is invalid or missing the
@@ -165,13 +190,14 @@ typedef struct stencilmap_ctx stencilmap_ctx;
  * status is returned; stencilmap_verify() may still be called (it reports
  * the error on every rank). */
 stencilmap_status stencilmap_init(stencilmap_ctx **ctx);
-/* PMIx_Finalize (when init succeeded in PMIx_Init) and frees ctx. */
+/* PMIx_Finalize (or PMI-1's finalize) when init got that far, and frees ctx. */
 stencilmap_status stencilmap_finalize(stencilmap_ctx *ctx);
 /* The last error message ("" when none); never NULL, ctx may be NULL. */
 const char *stencilmap_errmsg(const stencilmap_ctx *ctx);
 const char *stencilmap_strerror(stencilmap_status status);
 
-/* PMIx rank and job size (step's task count); -1 when PMIx is not up. */
+/* Rank and job size (the step's task count) from PMIx or PMI-1; -1 when
+ * neither is up. */
 int64_t stencilmap_rank(const stencilmap_ctx *ctx);
 int64_t stencilmap_size(const stencilmap_ctx *ctx);
 /* This task's place (NULL when its environment was invalid or missing). */
@@ -201,6 +227,14 @@ typedef struct {
     int64_t *node_ranks;     /* ranks on each node */
     int jmax_node;
     char diff[STENCILMAP_MSG_LEN]; /* what differs, "" when agree */
+    /* per network level (the place's nlevels; 0 without levels): edges
+     * between groups of nodes, planned and observed (J_max: the most
+     * leaving one group), compared like the node figures */
+    int nlevels;
+    int has_level_planned;
+    int64_t level_planned_jsum[STENCILMAP_MAX_LEVELS], level_planned_jmax[STENCILMAP_MAX_LEVELS];
+    int64_t level_observed_jsum[STENCILMAP_MAX_LEVELS], level_observed_jmax[STENCILMAP_MAX_LEVELS];
+    double level_observed_wsum[STENCILMAP_MAX_LEVELS], level_observed_wmax[STENCILMAP_MAX_LEVELS];
 } stencilmap_verify_result;
 
 /* Collective.  Every rank learns from PMIx where its stencil neighbours run
@@ -213,7 +247,9 @@ typedef struct {
  * and J_max equal the planned ones and every coordinate was right,
  * STENCILMAP_ERR_MISMATCH (res->diff names the difference) when not; without
  * planned figures (no STENCIL_MAP_JSUM) it returns STENCILMAP_OK with
- * res->has_planned = 0 when the coordinates were right.  Free with
+ * res->has_planned = 0 when the coordinates were right.  On a step planned
+ * on network levels the edges between groups are counted per level the
+ * same way and must equal STENCIL_MAP_LEVEL_JSUM/_JMAX too.  Free with
  * stencilmap_verify_result_free(). */
 stencilmap_status stencilmap_verify(stencilmap_ctx *ctx, stencilmap_verify_result *res);
 void stencilmap_verify_result_free(stencilmap_verify_result *res);

@@ -73,6 +73,12 @@ static stencilmap_status fill_measured(stencilmap_ctx *ctx, const stencilmap_ver
         nodes[i] = (smr_verify_node){res->node_names[i], res->node_ranks[i], res->node_edges[i]};
     v->nnodes = res->nnodes;
     v->nodes = nodes;
+    v->nlevels = res->nlevels < SMR_VERIFY_MAX_LEVELS ? res->nlevels : SMR_VERIFY_MAX_LEVELS;
+    for (int l = 0; l < v->nlevels; l++)
+        v->levels[l] = (smr_verify_level){
+            res->has_level_planned ? res->level_planned_jsum[l] : -1,
+            res->has_level_planned ? res->level_planned_jmax[l] : -1,
+            res->level_observed_jsum[l], res->level_observed_jmax[l]};
     return gather_rank_nodes(ctx, v, msg, len);
 }
 

@@ -74,8 +74,12 @@ static smp_status split_down(const smp_grid *grid, const smp_stencil *st, const 
     for (int64_t r = 0; r < grid->size; r++)
         part[r] = pidx[cur[r]];
     s = smp_bisect_within(grid, st, ccap, nchild, part, first, nparts, label, err);
+    /* nodes get twice the budget: under "max" the busiest node's cut
+     * comes down slowly (1M ranks in groups of 64 nodes: J_max 109 with
+     * the default budget, 82 with twice it, 82 with four times) */
+    int64_t budget = (l < 0 ? 2 : 1) * smp_refine_default_budget(grid->size);
     if (!s)
-        s = smp_refine_within_for(grid, st, label, nchild, cpar, 0, obj, NULL, err);
+        s = smp_refine_within_for(grid, st, label, nchild, cpar, budget, obj, NULL, err);
     /* on small grids, annealing inside each parent as auto anneals the
      * nodes (a round per unit of effort), then refinement again */
     if (!s && smp_anneal_applies(grid, st)) {
@@ -99,6 +103,64 @@ done:
     free(ccap);
     free(cunit);
     free(cpar);
+    return s;
+}
+
+/* The coarsest groups planned as super-nodes by auto.  The constructions
+ * lay groups out in their order, so where the groups' capacities differ
+ * the order matters (where the short group goes); on small grids, where
+ * auto anneals and time is cheap, the groups are also tried in reverse
+ * and in ascending and descending capacity, and the best by the
+ * objective is kept. */
+static int cmp_cap_asc(const void *x, const void *y)
+{
+    const int32_t *a = x, *b = y; /* (cap, group) pairs */
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const int32_t *gc,
+                              const int32_t *gd, int ngd, int ng, smp_objective obj, int effort,
+                              smp_placement *gp, smp_error *err)
+{
+    smp_status s = smp_plan_auto(grid, st, gc, gd, ngd, ng, obj, effort, gp, err);
+    bool unequal = false;
+    for (int i = 1; i < ngd; i++)
+        unequal = unequal || gc[i] != gc[0];
+    if (s || !unequal || !smp_anneal_applies(grid, st))
+        return s;
+    size_t bytes = sizeof(int32_t) * (size_t)grid->size;
+    int32_t *pairs = malloc(sizeof(int32_t) * 2 * (size_t)ngd);
+    int32_t *c2 = malloc(sizeof(int32_t) * (size_t)ngd), *d2 = malloc(sizeof(int32_t) * (size_t)ngd);
+    smp_placement alt = {.node_of_rank = malloc(bytes ? bytes : 1), .fold_axis = -1};
+    if (!pairs || !c2 || !d2 || !alt.node_of_rank)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+    bool weighted = smp_stencil_weighted(st);
+    for (int order = 0; order < 3 && !s; order++) {
+        for (int i = 0; i < ngd; i++) {
+            pairs[2 * i] = gc[i];
+            pairs[2 * i + 1] = gd[i];
+        }
+        if (order > 0)
+            qsort(pairs, (size_t)ngd, 2 * sizeof(int32_t), cmp_cap_asc);
+        for (int i = 0; i < ngd; i++) { /* reverse: order 0 given, 2 descending */
+            int k = order == 1 ? i : ngd - 1 - i;
+            c2[i] = pairs[2 * k];
+            d2[i] = pairs[2 * k + 1];
+        }
+        if ((s = smp_plan_auto(grid, st, c2, d2, ngd, ng, obj, effort, &alt, err)))
+            break;
+        if (smp_score_better_for(&alt.score, &gp->score, weighted, obj)) {
+            memcpy(gp->node_of_rank, alt.node_of_rank, bytes);
+            gp->score = alt.score;
+            gp->algorithm = alt.algorithm;
+            gp->fold_axis = alt.fold_axis;
+            gp->refined = alt.refined;
+        }
+    }
+    free(pairs);
+    free(c2);
+    free(d2);
+    free(alt.node_of_rank);
     return s;
 }
 
@@ -129,7 +191,7 @@ static smp_status groups_first(const smp_grid *grid, const smp_stencil *st,
             gd[ngd++] = g;
         }
     smp_placement gp = {.node_of_rank = node_of_rank, .fold_axis = -1};
-    s = smp_plan_auto(grid, st, gc, gd, ngd, ng, obj, effort, &gp, err);
+    s = plan_groups(grid, st, gc, gd, ngd, ng, obj, effort, &gp, err);
     meta->algorithm = gp.algorithm;
     meta->fold_axis = gp.fold_axis;
     meta->refined = gp.refined;
@@ -171,12 +233,24 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
     for (int i = 0; i < ndense; i++)
         capnode[dense[i]] = cap[i];
     out->nlevels = lv->nlevels;
+    /* a step whose ranks all land in one group of the finest level (so of
+     * every level) plans exactly as without levels */
+    bool one_group = true;
+    for (int i = 1; i < ndense && one_group; i++)
+        one_group = lv->group_of_node[0][dense[i]] == lv->group_of_node[0][dense[0]];
+    if (one_group) {
+        s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+        if (!s)
+            s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
+        goto done;
+    }
     if (mode != SMP_LEVELS_GROUPS_FIRST) {
         s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
         if (!s)
             s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, out->node_of_rank, err);
+        /* the same figures, but j_max_node names a physical node now */
         if (!s)
-            s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
+            s = score_all(grid, st, out->node_of_rank, nnodes, lv, &out->score, out->level, err);
         if (s || mode == SMP_LEVELS_NODES_FIRST)
             goto done;
     }

@@ -464,6 +464,8 @@ static smp_status deal_level(struct rl *c, const smp_levels *lv, int l, smp_erro
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
         goto done;
     }
+    for (size_t g = 0; g < nb; g++) /* a group without nodes: any parent, it needs none */
+        c->binpar[g] = 0;
     for (int v = 0; v < n; v++) {
         int32_t g = lv->group_of_node[l][v];
         c->binpar[g] = top ? 0 : lv->group_of_node[l + 1][v];

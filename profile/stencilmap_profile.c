@@ -15,11 +15,17 @@
  * header lines, then one "d DEST MESSAGES BYTES" row per destination that
  * received anything) with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, only into a
  * directory the user owns that is not writable by others.  A process that
- * exits without MPI_Finalize, or that SIGTERM, SIGINT, SIGHUP or SIGPIPE
- * stops (a time limit, scancel, a peer that died; when the application
- * leaves the signal to its default), writes what it counted so far, marked
- * "partial SIGNAL".  Without
- * STENCIL_MAP_PROFILE_DIR nothing is counted or written. */
+ * SIGTERM, SIGINT, SIGHUP or SIGPIPE stops (a time limit, scancel, a peer
+ * that died; when the application leaves the signal to its default)
+ * writes what it counted so far, marked "partial SIGNAL"; one that exits
+ * without MPI_Finalize likewise, marked "partial 0".  And at its exit
+ * (glibc's on_exit, which gives the status) every process that loaded the
+ * library writes DIR/exit.<SLURM_PROCID>.<pid>, "exit STATUS MPI" (MPI: 1
+ * when it called MPI_Init), so that whoever reads the directory can tell
+ * a program that is not MPI from one that failed, and a whole profile of
+ * a step that failed afterwards; a task's prolog or a wrapper shell
+ * writes its own.  Without STENCIL_MAP_PROFILE_DIR nothing is counted or
+ * written. */
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -72,6 +78,7 @@ static struct {
     struct persistent *pers;
     int npers, cap_pers;
     long long untranslated; /* sends whose destination could not be resolved */
+    pid_t pid; /* the process that called MPI_Init: a child it forks writes nothing */
 } P = {.keyval = MPI_KEYVAL_INVALID};
 
 /* the communicator asked last, so that a run of sends on one communicator
@@ -292,9 +299,14 @@ static struct persistent *find_persistent(MPI_Request req)
 /* ---- set-up and the file ---------------------------------------------- */
 static void on_term(int sig);
 static void on_exit_write(void);
+/* MPI_Init or MPI_Init_thread was called (whether profiling started or not) */
+static int init_called;
+/* the exit handler with the status is in place (see profile_load) */
+static int exit_hook;
 
 static void profile_start(void)
 {
+    init_called = 1;
     const char *dir = getenv("STENCIL_MAP_PROFILE_DIR");
     if (!dir || !*dir)
         return;
@@ -313,7 +325,9 @@ static void profile_start(void)
     }
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_info, &P.keyval, NULL);
     P.on = 1;
-    atexit(on_exit_write);
+    P.pid = getpid();
+    if (!exit_hook)
+        atexit(on_exit_write);
     /* the signals that stop a step: a time limit or scancel (TERM), srun's
      * interrupt (INT, HUP), a peer that died first (PIPE); only where the
      * application keeps the default, and each blocks the others while the
@@ -406,12 +420,13 @@ static void say_fail(int in_signal, const char *what, int err)
             err == EPERM ? " (must be a directory of this user, not writable by others)" : "");
 }
 
-/* sig: the signal that stops the process, 0 at MPI_Finalize or exit */
+/* sig: the signal that stops the process, 0 at MPI_Finalize, -1 at an
+ * exit without MPI_Finalize */
 static void profile_write(int sig)
 {
     int dfd = open_dir(P.dir);
     if (dfd < 0) {
-        say_fail(sig, ".", errno);
+        say_fail(sig > 0, ".", errno);
         return;
     }
     char name[32] = "rank.";
@@ -431,7 +446,7 @@ static void profile_write(int sig)
     int open_err = errno;
     close(dfd);
     if (o.fd < 0) {
-        say_fail(sig, name, open_err);
+        say_fail(sig > 0, name, open_err);
         return;
     }
     out_str(&o, "stencilmap-profile 1\nrank ");
@@ -441,7 +456,7 @@ static void profile_write(int sig)
     out_str(&o, "\n");
     if (sig) {
         out_str(&o, "partial ");
-        out_num(&o, sig);
+        out_num(&o, sig > 0 ? sig : 0);
         out_str(&o, "\n");
     }
     for (int i = 0; i < P.nrec; i++) {
@@ -481,7 +496,7 @@ static void profile_write(int sig)
     if (close(o.fd) && !o.err)
         o.err = errno;
     if (o.err)
-        say_fail(sig, name, o.err);
+        say_fail(sig > 0, name, o.err);
 }
 
 /* Written once: at MPI_Finalize, else at exit() without it, else when a
@@ -490,7 +505,7 @@ static volatile sig_atomic_t written;
 
 static void write_once(int sig)
 {
-    if (P.on && !written) {
+    if (P.on && !written && getpid() == P.pid) {
         written = 1;
         profile_write(sig);
     }
@@ -505,8 +520,59 @@ static void on_term(int sig)
 
 static void on_exit_write(void)
 {
-    write_once(0);
+    write_once(-1); /* MPI_Finalize would have written the file already */
 }
+
+/* DIR/exit.<task>.<pid>: how one process of the task ended */
+static void write_exit(int status)
+{
+    const char *id = getenv("SLURM_PROCID");
+    char name[64];
+    if (!id || !*id || strlen(id) >= 16 || strspn(id, "0123456789") != strlen(id))
+        id = "-";
+    snprintf(name, sizeof(name), "exit.%s.%ld", id, (long)getpid());
+    int dfd = open_dir(P.dir);
+    if (dfd < 0) {
+        fprintf(stderr, "stencilmap-profile: %s: %s\n", P.dir, strerror(errno));
+        return;
+    }
+    int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int err = errno;
+    close(dfd);
+    if (fd < 0) {
+        fprintf(stderr, "stencilmap-profile: %s/%s: %s\n", P.dir, name, strerror(err));
+        return;
+    }
+    char text[96];
+    int len = snprintf(text, sizeof(text), "stencilmap-profile 1\nexit %d %d\n", status, init_called);
+    if (write(fd, text, (size_t)len) != len)
+        fprintf(stderr, "stencilmap-profile: %s/%s: cannot write\n", P.dir, name);
+    close(fd);
+}
+
+#ifdef __GLIBC__
+/* glibc's exit handler with the status: the profile of a rank that never
+ * reached MPI_Finalize, then how the task ended */
+static void on_exit_status(int status, void *arg)
+{
+    (void)arg;
+    if (init_called)
+        write_once(-1);
+    write_exit(status);
+}
+
+/* At load (LD_PRELOAD): with a profile directory, the exit handler goes in
+ * before main runs, so that a program that never calls MPI_Init is seen
+ * too. */
+__attribute__((constructor)) static void profile_load(void)
+{
+    const char *dir = getenv("STENCIL_MAP_PROFILE_DIR");
+    if (!dir || !*dir || strlen(dir) >= sizeof(P.dir))
+        return;
+    strcpy(P.dir, dir);
+    exit_hook = on_exit(on_exit_status, NULL) == 0;
+}
+#endif
 
 static void record(int kind, int size, int ndims, const int *dims, const int *periods, int reorder,
                    int cart_rank)
@@ -533,6 +599,7 @@ static void record(int kind, int size, int ndims, const int *dims, const int *pe
 /* ---- the interposed calls --------------------------------------------- */
 int MPI_Init(int *argc, char ***argv)
 {
+    init_called = 1;
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         profile_start();
@@ -541,6 +608,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    init_called = 1;
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         profile_start();

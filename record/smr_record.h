@@ -7,8 +7,9 @@
  * record without "format" is format 1, a newer one is refused.  Fields
  * added within format 1 are optional on reading: launched (absent: true,
  * every older record was of a launched step), error, the timings,
- * objective, effort, grid.order, and the socket fields of bind=socket
- * steps. */
+ * objective, effort, grid.order, the socket fields of bind=socket
+ * steps, and "topology" of steps planned on network levels
+ * (smr_record_levels.c). */
 #ifndef SMR_RECORD_H
 #define SMR_RECORD_H
 
@@ -70,6 +71,12 @@ typedef struct {
     int32_t *sockets;        /* per node */
     int64_t socket_j_sum, socket_j_max, naive_socket_j_sum, naive_socket_j_max;
     char sockets_note[512];  /* "" null */
+    /* steps planned on network levels above the nodes: levels.nlevels 0
+     * (no "topology" in the record) otherwise.  Written from the plugin's
+     * levels (borrowed); read into arrays smr_record_free releases. */
+    smp_levels levels;       /* nnodes = nodes.count; source "slurm (topology/tree)", "file P" */
+    char topology_kind[32];  /* "topology/tree", "topology/block" */
+    smp_score level_planned[SMP_MAX_LEVELS], level_blocked[SMP_MAX_LEVELS];
 } smr_record;
 
 /* A record ready to be filled: nothing placed, ids and figures -1. */

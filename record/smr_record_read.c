@@ -178,7 +178,7 @@ static int parse_placed(json_t *j, smr_record *rec, char *err, size_t n)
         return -1;
     if (parse_grid(j, rec, err, n) || parse_stencil(j, rec, err, n))
         return -1;
-    return smr_parse_placement(j, rec, err, n);
+    return smr_parse_placement(j, rec, err, n) || smr_parse_levels(j, rec, err, n) ? -1 : 0;
 }
 
 static int parse(json_t *j, smr_record *rec, char *err, size_t n)
@@ -237,5 +237,6 @@ void smr_record_free(smr_record *rec)
         free(rec->strays[i].name);
     free(rec->strays);
     free(rec->sockets);
+    smp_levels_free(&rec->levels);
     smr_record_init(rec);
 }

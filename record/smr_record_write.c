@@ -9,6 +9,7 @@
 #include "formats.h"
 #include "smr_atomic.h"
 #include "smr_record.h"
+#include "smr_record_read.h"
 
 void smr_record_init(smr_record *rec)
 {
@@ -134,6 +135,8 @@ static void add_placed(json_t *j, const smr_record *rec)
     set(j, "placement", place);
     if (rec->bound)
         add_sockets(j, rec);
+    if (rec->levels.nlevels > 0)
+        set(j, "topology", smr_levels_json(rec));
 }
 
 /* nothing placed: a fallback to blocked, or a plan that failed */

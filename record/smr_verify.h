@@ -15,6 +15,14 @@
 
 typedef enum { SMR_VERIFY_OK = 0, SMR_VERIFY_MISMATCH, SMR_VERIFY_ERROR } smr_verify_status;
 
+#define SMR_VERIFY_MAX_LEVELS 4 /* = SMP_MAX_LEVELS */
+
+/* Edges between groups of one network level (leaf switches, blocks). */
+typedef struct {
+    int64_t planned_j_sum, planned_j_max;   /* -1: not told */
+    int64_t observed_j_sum, observed_j_max;
+} smr_verify_level;
+
 typedef struct {
     char *name;
     int64_t ranks, edges_out;
@@ -40,6 +48,9 @@ typedef struct {
     int64_t coords_checked, coords_wrong;
     int nnodes;
     smr_verify_node *nodes;
+    /* steps planned on network levels: "levels" (absent: nlevels 0) */
+    int nlevels;
+    smr_verify_level levels[SMR_VERIFY_MAX_LEVELS];
     bool has_rank_nodes;      /* rank_nodes is a list, not null */
     int64_t rank_nodes_count;
     char **rank_nodes;        /* every rank's node as the ranks reported it */

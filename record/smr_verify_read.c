@@ -111,6 +111,38 @@ static int parse_rank_nodes(json_t *j, smr_verify *v, char *e, size_t n)
     return 0;
 }
 
+/* optional: only steps planned on network levels have "levels" */
+static int parse_levels(json_t *j, smr_verify *v, char *e, size_t n)
+{
+    json_t *lv = json_object_get(j, "levels");
+    if (!lv)
+        return 0;
+    if (!json_is_array(lv) || json_array_size(lv) < 1 ||
+        json_array_size(lv) > SMR_VERIFY_MAX_LEVELS)
+        return smr_bad(e, n, "levels: must be a list of 1 to %d levels", SMR_VERIFY_MAX_LEVELS);
+    for (size_t l = 0; l < json_array_size(lv); l++) {
+        json_t *o = json_array_get(lv, l);
+        char field[32];
+        snprintf(field, sizeof(field), "levels[%zu]", l);
+        if (!json_is_object(o))
+            return smr_bad(e, n, "%s: must be an object", field);
+        bool has_planned, has_observed;
+        smr_verify_level *x = &v->levels[l];
+        char why[256];
+        if (parse_pair(o, "planned", &has_planned, &x->planned_j_sum, &x->planned_j_max, why,
+                       sizeof(why)) ||
+            parse_pair(o, "observed", &has_observed, &x->observed_j_sum, &x->observed_j_max, why,
+                       sizeof(why)))
+            return smr_bad(e, n, "%s.%s", field, why);
+        if (!has_observed)
+            return smr_bad(e, n, "%s.observed: must be an object with j_sum and j_max", field);
+        if (!has_planned)
+            x->planned_j_sum = x->planned_j_max = -1;
+        v->nlevels = (int)l + 1;
+    }
+    return 0;
+}
+
 static int parse_measured(json_t *j, smr_verify *v, char *e, size_t n)
 {
     if (parse_pair(j, "planned", &v->has_planned, &v->planned_j_sum, &v->planned_j_max, e, n) ||
@@ -124,7 +156,8 @@ static int parse_measured(json_t *j, smr_verify *v, char *e, size_t n)
         return -1;
     return get_opt_int(j, "", "coords_checked", &v->coords_checked, e, n) ||
                    get_opt_int(j, "", "coords_wrong", &v->coords_wrong, e, n) ||
-                   parse_nodes(j, v, e, n) || parse_rank_nodes(j, v, e, n)
+                   parse_nodes(j, v, e, n) || parse_rank_nodes(j, v, e, n) ||
+                   parse_levels(j, v, e, n)
                ? -1
                : 0;
 }

@@ -56,6 +56,28 @@ static void figures(FILE *f, bool pretty, const smr_verify *v)
     observed(f, pretty, v);
 }
 
+/* per network level, only on steps planned on levels (a result without
+ * them is the same file as before levels existed) */
+static void levels(FILE *f, bool pretty, const smr_verify *v)
+{
+    if (v->nlevels <= 0)
+        return;
+    fputs(pretty ? ",\n  \"levels\": [" : ",\"levels\":[", f);
+    for (int l = 0; l < v->nlevels && l < SMR_VERIFY_MAX_LEVELS; l++) {
+        const smr_verify_level *lv = &v->levels[l];
+        fputs(l ? "," : "", f);
+        fputs(pretty ? "\n    {\"planned\": " : "{\"planned\":", f);
+        if (lv->planned_j_sum >= 0)
+            pair(f, pretty, lv->planned_j_sum, lv->planned_j_max);
+        else
+            fputs("null", f);
+        fputs(pretty ? ", \"observed\": " : ",\"observed\":", f);
+        pair(f, pretty, lv->observed_j_sum, lv->observed_j_max);
+        fputs("}", f);
+    }
+    fputs(pretty ? "\n  ]" : "]", f);
+}
+
 static void coords(FILE *f, bool pretty, const smr_verify *v)
 {
     fprintf(f,
@@ -116,6 +138,7 @@ void smr_verify_write(FILE *f, const smr_verify *v)
         return;
     }
     figures(f, true, v);
+    levels(f, true, v);
     coords(f, true, v);
     nodes(f, true, v);
     if (!v->has_rank_nodes) {
@@ -151,6 +174,7 @@ void smr_verify_print_line(FILE *f, const smr_verify *v)
             fputs(",\"blocked\":", f);
             pair(f, false, v->blocked_j_sum, v->blocked_j_max);
         }
+        levels(f, false, v);
         coords(f, false, v);
         nodes(f, false, v);
     }

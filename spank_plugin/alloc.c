@@ -51,8 +51,16 @@ static void apply(sm_srun_args *a, const char *name, char shortc, const char *va
         a->cpus_per_task = parse_count(val, false, "-c/--cpus-per-task", a);
     else if (IS("nodelist", 'w') || IS("nodefile", 'F'))
         a->nodelist = true;
+    else if (IS("distribution", 'm'))
+        a->distribution = true;
+    else if (IS("relative", 'r'))
+        a->relative = true;
     else if (IS("quiet", 'Q'))
         a->quiet = true;
+    else if (IS("chdir", 'D'))
+        snprintf(a->chdir, sizeof(a->chdir), "%s", val ? val : "");
+    else if (IS("multi-prog", 0))
+        a->multi_prog = true;
     else if (IS(SM_OPTION, 0)) {
         a->have_spec = true;
         snprintf(a->spec, sizeof(a->spec), "%s", val ? val : "");
@@ -65,7 +73,9 @@ static bool same_plan_inputs(const sm_srun_args *x, const sm_srun_args *y)
 {
     return x->ntasks == y->ntasks && x->nnodes == y->nnodes &&
            x->ntasks_per_node == y->ntasks_per_node && x->cpus_per_task == y->cpus_per_task &&
-           x->nodelist == y->nodelist && x->have_spec == y->have_spec &&
+           x->nodelist == y->nodelist && x->distribution == y->distribution &&
+           x->relative == y->relative &&
+           x->have_spec == y->have_spec &&
            !strcmp(x->spec, y->spec) && !strcmp(x->bad, y->bad);
 }
 
@@ -88,6 +98,8 @@ static void scan_unknown(sm_srun_args *a, int argc, char **argv, int i, int *unk
     if (i + 1 >= argc)
         return;
     scan(&as_value, argc, argv, i + 2, unknown);
+    if (strcmp(a->command, as_value.command) || a->multi_prog != as_value.multi_prog)
+        a->command_unsure = true;
     if (!same_plan_inputs(a, &as_value) && !a->bad[0])
         snprintf(a->bad, sizeof(a->bad),
                  "cannot tell whether srun option '%.50s' takes the value '%.30s' (it is no "
@@ -96,13 +108,18 @@ static void scan_unknown(sm_srun_args *a, int argc, char **argv, int i, int *unk
                  w, argv[i + 1], w);
 }
 
+/* the program srun runs, without its directory */
 /* The words from argv[i] on, into a. */
 static void scan(sm_srun_args *a, int argc, char **argv, int i, int *unknown)
 {
     for (; i < argc; i++) {
         const char *w = argv[i];
-        if (!strcmp(w, "--") || w[0] != '-' || !w[1])
-            return; /* the command starts here */
+        if (!strcmp(w, "--") || w[0] != '-' || !w[1]) {
+            /* the command starts here */
+            const char *cmd = strcmp(w, "--") ? w : i + 1 < argc ? argv[i + 1] : "";
+            snprintf(a->command, sizeof(a->command), "%s", cmd);
+            return;
+        }
         if (w[1] == '-') {
             const char *name = w + 2;
             const char *eq = strchr(name, '=');

@@ -26,11 +26,19 @@ typedef struct {
     int64_t ntasks_per_node;  /* --ntasks-per-node, 0 when not given */
     int64_t cpus_per_task;    /* -c/--cpus-per-task, 0 when not given */
     bool nodelist;            /* -w/--nodelist or -F/--nodefile given */
+    bool distribution;        /* -m/--distribution given */
+    bool relative;            /* -r/--relative given */
     bool quiet;               /* -Q/--quiet */
     bool have_spec;           /* --stencil-map given on the command line */
     char spec[1024];          /* its last value */
     char bad[300];            /* "" or why srun's options cannot be read safely */
     sm_srun_rules rules;      /* of the srun that runs us */
+    /* the program the step runs: for --stencil-map=learn, and to tell a
+     * launcher's daemon step from the application's (other_launchers.h) */
+    char command[4096];       /* the command's first word, "" when there is none */
+    char chdir[4096];         /* -D/--chdir, "" when not given */
+    bool multi_prog;          /* --multi-prog: the command is srun's configuration file */
+    bool command_unsure;      /* an option srun_options.c does not know leaves it unsure */
 } sm_srun_args;
 
 /* Scans srun's options (argv[0] is the program) up to the command, as

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
- * max_ranks=, bind=, objective=, effort=.  Anything else is an error, so a
- * typo is never ignored. */
+ * max_ranks=, bind=, objective=, effort=, learned_dir=, topology=.  Anything
+ * else is an error, so a typo is never ignored. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,9 @@
 
 #include "policy.h"
 
-#define KNOWN_KEYS "default, algorithm, on_error, record_dir, max_ranks, bind, objective, effort"
+#define KNOWN_KEYS \
+    "default, algorithm, on_error, record_dir, max_ranks, bind, objective, effort, learned_dir, " \
+    "topology"
 
 __attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
 {
@@ -57,6 +59,11 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
                 return fail(msg, n, "plugstack argument record_dir=%.100s: %s", val,
                             "must be an absolute path shorter than 768 bytes");
             strcpy(pol->record_dir, val);
+        } else if (KEY("learned_dir")) {
+            if (val[0] != '/' || strlen(val) >= sizeof(pol->learned_dir) - 256)
+                return fail(msg, n, "plugstack argument learned_dir=%.100s: %s", val,
+                            "must be an absolute path shorter than 768 bytes");
+            strcpy(pol->learned_dir, val);
         } else if (KEY("max_ranks")) {
             char *end;
             errno = 0;
@@ -86,6 +93,20 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
                 return fail(msg, n, "plugstack argument effort=%.100s: must be an integer 1 to %d",
                             val, SMP_MAX_EFFORT);
             pol->effort = (int)v;
+        } else if (KEY("topology")) {
+            /* the file is only named here: srun reads it, as the user */
+            if (!strcmp(val, "slurm")) {
+                pol->topology = SM_TOPOLOGY_SLURM;
+            } else if (!strcmp(val, "none")) {
+                pol->topology = SM_TOPOLOGY_NONE;
+            } else if (val[0] == '/' && strlen(val) < sizeof(pol->topology_file)) {
+                pol->topology = SM_TOPOLOGY_FILE;
+                strcpy(pol->topology_file, val);
+            } else {
+                return fail(msg, n, "plugstack argument topology=%.100s: %s", val,
+                            "must be 'slurm', 'none' or the absolute path of a topology.conf "
+                            "file (shorter than 1024 bytes)");
+            }
         } else {
             return fail(msg, n, "plugstack argument '%.100s': unknown key (known: %s)", arg,
                         KNOWN_KEYS);

@@ -10,6 +10,12 @@
 #include <stencilmap/placement.h>
 
 typedef enum { SM_ON_ERROR_FAIL = 0, SM_ON_ERROR_BLOCKED } sm_on_error;
+/* Where the network levels above the nodes come from (topology=). */
+typedef enum {
+    SM_TOPOLOGY_SLURM = 0, /* slurmctld's, read in srun (the default) */
+    SM_TOPOLOGY_FILE,      /* a site file in topology.conf syntax, read in srun */
+    SM_TOPOLOGY_NONE       /* no level above nodes: plans as without a topology */
+} sm_topology_source;
 
 typedef struct {
     char default_spec[1024];  /* default=SPEC, "" when not given */
@@ -26,6 +32,11 @@ typedef struct {
     smp_objective objective;
     int effort;               /* effort=N: the site's default for specs that
                                * do not say (a spec's wins); 0 = not given */
+    sm_topology_source topology; /* topology=slurm|none|FILE */
+    char topology_file[1024];    /* SM_TOPOLOGY_FILE: its absolute path */
+    char learned_dir[1024];   /* learned_dir=DIR (absolute): the root of the
+                               * users' stores of learned specs, DIR/<user>;
+                               * "" = each user's XDG state directory */
 } sm_policy;
 
 /* Parses the plugstack.conf arguments.  Returns 0, or -1 with a message in

@@ -47,6 +47,12 @@ static int profile_dir(const char *spec, char *abs)
     return 0;
 }
 
+int sm_profile_export(const char *abs)
+{
+    sm_env_clear(); /* no placement: the tasks get no grid of ours */
+    return setenv("STENCIL_MAP_PROFILE", abs, 1) ? -1 : 0;
+}
+
 int sm_profile_srun(const char *spec, bool quiet)
 {
     char abs[PATH_MAX];
@@ -55,8 +61,7 @@ int sm_profile_srun(const char *spec, bool quiet)
     const char *cur = getenv("STENCIL_MAP_PROFILE");
     if (cur && !strcmp(cur, abs))
         return 0; /* the same value seen again (slurm_spank_init, then the option) */
-    sm_env_clear(); /* no placement: the tasks get no grid of ours */
-    if (setenv("STENCIL_MAP_PROFILE", abs, 1))
+    if (sm_profile_export(abs))
         return -1;
     if (!quiet)
         fprintf(stderr,

@@ -13,6 +13,10 @@ bool sm_profile_requested(const char *spec);
  * by others), clears our task variables and exports STENCIL_MAP_PROFILE
  * with DIR's absolute path; the step launches blocked.  0 or -1 (said). */
 int sm_profile_srun(const char *spec, bool quiet);
+/* srun: clears our task variables and exports STENCIL_MAP_PROFILE=abs (a
+ * directory already made and checked); the step launches blocked and
+ * profiled.  0, or -1 (out of memory). */
+int sm_profile_export(const char *abs);
 /* sbatch/salloc: the same check; exports STENCIL_MAP_SPEC=profile:<abs>. */
 int sm_profile_allocator(const char *spec);
 /* slurmstepd, in the task before exec: with STENCIL_MAP_PROFILE in the

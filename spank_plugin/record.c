@@ -32,6 +32,14 @@ static void fill_placed(smr_record *rec, const sm_step *st)
     snprintf(rec->hostfile, sizeof(rec->hostfile), "%s", st->hostfile);
     rec->placement_count = st->pl.ranks;
     rec->node_of_rank = st->pl.node_of_rank;
+    if (st->pl.nlevels > 0) {
+        rec->levels = st->levels; /* borrowed arrays */
+        snprintf(rec->topology_kind, sizeof(rec->topology_kind), "%s", st->levels_kind);
+        for (int l = 0; l < st->pl.nlevels; l++) {
+            rec->level_planned[l] = st->pl.level[l];
+            rec->level_blocked[l] = st->blocked.level[l];
+        }
+    }
     if (!st->bind)
         return;
     rec->bound = true;

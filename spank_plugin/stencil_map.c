@@ -35,11 +35,14 @@
 #include "bind_task.h"
 #include "node_sockets.h"
 #include "coords.h"
+#include "other_launchers.h"
 #include "formats.h"
+#include "learned_launch.h"
 #include "policy.h"
 #include "profile_check.h"
 #include "profile_launch.h"
 #include "record.h"
+#include "slurm_topology.h"
 #include "srun_rules.h"
 #include "stencil_env.h"
 #include "step.h"
@@ -57,6 +60,7 @@ static sm_policy policy;
 static sm_srun_args srun_args;
 static const sm_srun_rules srun_rules = SM_SRUN_RULES_INIT;
 static sm_step step;
+static sm_learned learned;    /* --stencil-map=learn: what was decided, what to learn at exit */
 static char set_hostfile[1280]; /* SLURM_HOSTFILE value we set, "" if none */
 static bool env_applied;        /* slurm_spank_init applied STENCIL_MAP_SPEC */
 
@@ -65,8 +69,9 @@ static int option_cb(int val, const char *optarg, int remote);
 static struct spank_option stencil_option = {
     OPT_NAME, "SPEC",
     "[stencil_map] place ranks for a stencil code: SPEC is a JSON spec file, a spec name, "
-    "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), 'none' to opt out, or profile:DIR to "
-    "launch blocked and profile the traffic into DIR (then: stencil-map learn DIR); "
+    "ALGORITHM:<d>d:STENCIL (e.g. auto:2d:5pt), 'none' to opt out, profile:DIR to "
+    "launch blocked and profile the traffic into DIR (then: stencil-map learn DIR), or "
+    "'learn': place by the spec learned from the program's first run (profiled); "
     "see stencil_map(8)",
     1, 0, option_cb,
 };
@@ -117,6 +122,7 @@ __attribute__((destructor)) static void at_exit(void)
         write_record(env_job_id(), SM_NO_STEP, false,
                      "srun exited before launching the step (see srun's error)");
     sm_step_drop_hostfile(&step);
+    sm_learned_release(&learned); /* a profile nobody ran: gone */
 }
 
 /* srun takes its task count from SLURM_NTASKS (or SLURM_NPROCS) when -n is
@@ -171,6 +177,34 @@ static void undo_local(void)
     }
     restore_task_count();
     sm_step_release(&step);
+    sm_learned_release(&learned);
+}
+
+/* A site default is the site's wish, not the user's: it places only the
+ * steps whose user left the layout to Slurm, and that it can place.  Any
+ * other step launches exactly as Slurm alone would launch it (no error, no
+ * extra line on its standard error, no record), and srun -v says why. */
+static char default_note[700];
+
+static const char *default_stands_aside(void)
+{
+    if (!getenv("SLURM_JOB_NODELIST"))
+        return "srun is not inside an allocation";
+    if (srun_args.nodelist || srun_args.relative)
+        return "the step names its nodes (-w/--nodelist, -F/--nodefile or -r/--relative)";
+    if (srun_args.distribution || getenv("SLURM_DISTRIBUTION"))
+        return "the step sets its distribution (-m/--distribution or SLURM_DISTRIBUTION)";
+    if (getenv("SLURM_HOSTFILE"))
+        return "the step has its own SLURM_HOSTFILE";
+    if (srun_args.ntasks == 1)
+        return "a step of one task has no neighbours to place";
+    return NULL;
+}
+
+static int default_not_applied(const char *spec, const char *why)
+{
+    snprintf(default_note, sizeof(default_note), "site default '%s' not applied: %s", spec, why);
+    return 0;
 }
 
 static const char *tmp_parent(void)
@@ -184,21 +218,51 @@ static int apply_local(const char *spec, sm_spec_source src)
 {
     if (step.active && !strcmp(step.spec_text, spec) && step.source == src)
         return 0; /* the same value seen twice (environment, then argv) */
+    if (sm_learned_seen(&learned, spec, src))
+        return 0; /* decided already: profiled or blocked */
     undo_local();
     record_done = false;
+    default_note[0] = '\0';
     if (!strcmp(spec, "none")) {
         sm_env_clear();
         return 0;
     }
     if (sm_profile_requested(spec))
         return sm_profile_srun(spec, srun_args.quiet);
-    if (src == SM_SRC_DEFAULT && !getenv("SLURM_JOB_NODELIST")) {
-        if (!srun_args.quiet)
-            say("site default '%s' not applied: srun is not inside an allocation", spec);
+    /* the job's or the site's spec is for the application's steps, not for
+     * the daemons an MPI launcher starts through srun: they start the
+     * ranks where the launcher's own file says (other_launchers.h) */
+    if (src != SM_SRC_OPTION && sm_launcher_daemon(srun_args.command))
         return 0;
+    const char *aside = src == SM_SRC_DEFAULT ? default_stands_aside() : NULL;
+    if (aside)
+        return default_not_applied(spec, aside);
+    /* learn: a spec from the store, or a blocked launch (profiled to learn) */
+    char *json = NULL;
+    if (sm_learned_requested(spec) &&
+        sm_learned_decide(&learned, &policy, &srun_args, src, &json) != SM_LEARNED_PLACE)
+        return 0;
+    sm_policy pol = policy;
+    if (json)
+        pol.on_error = SM_ON_ERROR_BLOCKED; /* a learned spec never fails the user's step */
+    int failed = sm_step_plan_json(&step, &pol, &srun_args, spec, json, src, tmp_parent(),
+                                   sm_alloc_check_current, sm_node_sockets_slurm,
+                                   sm_slurm_topology_read);
+    bool learned_spec = json != NULL;
+    free(json);
+    sm_learned_label(&learned, &step);
+    if (src == SM_SRC_DEFAULT && !learned_spec && (failed || step.fallback || step.pl.ranks < 2)) {
+        /* a plan the step's own options rule out (srun -N on 23.11+,
+         * -O beyond the slots, ...) or a single rank: Slurm's own launch.
+         * (A learned spec that cannot be placed says so itself.) */
+        char why[sizeof(step.error)];
+        snprintf(why, sizeof(why), "%s",
+                 failed || step.fallback ? step.error
+                                         : "a step of one task has no neighbours to place");
+        sm_step_release(&step);
+        return default_not_applied(spec, why);
     }
-    if (sm_step_plan(&step, &policy, &srun_args, spec, src, tmp_parent(),
-                     sm_alloc_check_current, sm_node_sockets_slurm)) {
+    if (failed) {
         say("%s", step.error);
         write_record(env_job_id(), SM_NO_STEP, false, step.error);
         sm_step_release(&step);
@@ -206,6 +270,12 @@ static int apply_local(const char *spec, sm_spec_source src)
     }
     if (step.have_spec)
         sm_profile_check(&step.spec); /* before export_env clears STENCIL_MAP_* */
+    const char *reorder = getenv("MPICH_RANK_REORDER_METHOD");
+    if (step.placed && sm_cray_renumbers(reorder))
+        say("WARNING: MPICH_RANK_REORDER_METHOD=%s is set: HPE Cray MPICH will renumber the "
+            "ranks this plan placed; unset it, or plan for Cray MPICH with stencil-map plan "
+            "--launcher cray instead of --stencil-map",
+            reorder);
     if (step.fallback) {
         fprintf(stderr,
                 "stencil-map: WARNING: %s\n"
@@ -230,6 +300,8 @@ static int apply_allocator(const char *spec)
         return setenv(SMP_ENV_SPEC, "none", 1) ? -1 : 0;
     if (sm_profile_requested(spec))
         return sm_profile_allocator(spec);
+    if (sm_learned_requested(spec))
+        return sm_learned_allocator();
     smp_spec parsed;
     smp_error err;
     smp_error_clear(&err);
@@ -343,11 +415,16 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
     (void)av;
     /* srun -v: which plugin this is and the Slurm it was built for (its
      * log level is set by now, unlike in slurm_spank_init) */
-    if (spank_context() == S_CTX_LOCAL)
+    if (spank_context() == S_CTX_LOCAL) {
         slurm_verbose("stencil_map: stencilmap %s, built for Slurm %u.%02u.%u", SM_VERSION,
                       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
                       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+        if (default_note[0])
+            slurm_verbose("stencil-map: %s", default_note);
+    }
+    if (spank_context() == S_CTX_LOCAL)
+        sm_learned_started(&learned, sp);
     if (spank_context() != S_CTX_LOCAL || !step.active)
         return 0;
     uint32_t job_id = 0, step_id = 0;
@@ -371,6 +448,22 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
+/* The task is a launcher's daemon, or a rank Cray MPICH renumbers: its
+ * Slurm task id is no grid rank, so it gets no coordinates and no socket
+ * (other_launchers.h). */
+static bool other_launcher_numbers(spank_t sp)
+{
+    int argc = 0;
+    char **argv = NULL;
+    if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 && argv &&
+        sm_launcher_daemon(argv[0]))
+        return true;
+    char method[16];
+    return spank_getenv(sp, "MPICH_RANK_REORDER_METHOD", method, sizeof(method)) ==
+               ESPANK_SUCCESS &&
+           sm_cray_renumbers(method);
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
     (void)ac;
@@ -381,7 +474,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         return -1;
     char dims_s[SM_DIMS_MAX_LEN + 2];
     spank_err_t e = spank_getenv(sp, SMP_ENV_DIMS, dims_s, sizeof(dims_s));
-    if (e == ESPANK_ENV_NOEXIST)
+    if (e == ESPANK_ENV_NOEXIST || other_launcher_numbers(sp))
         return 0;
     if (e != ESPANK_SUCCESS) {
         slurm_error("stencil-map: " SMP_ENV_DIMS ": unreadable or longer than %d bytes",
@@ -429,7 +522,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     (void)sp;
     (void)ac;
     (void)av;
-    if (spank_context() == S_CTX_LOCAL)
+    if (spank_context() == S_CTX_LOCAL) {
+        /* srun's step is over (spank_fini runs from srun's atexit handler):
+         * learn from its profile, in the user's process only */
+        sm_learned_finish(&learned);
         undo_local();
+    }
     return 0;
 }

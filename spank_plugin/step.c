@@ -10,6 +10,7 @@
 #include "socket_map.h"
 #include "stencil_env.h"
 #include "step.h"
+#include "task_env.h"
 
 extern char **environ;
 
@@ -77,11 +78,52 @@ static smp_status plan_sockets(sm_step *st, sm_sockets_fn sockets_of, smp_error 
     return SMP_OK;
 }
 
+/* What the ranks are told, the levels included (task_env.h). */
+static smp_status task_env_make(sm_step *st, smp_error *err)
+{
+    smp_status s = smp_task_env_build(&st->task_env, &st->spec.grid, &st->spec.stencil,
+                                      st->pl.algorithm, &st->pl.score, &st->blocked.score, err);
+    if (!s && st->levels.nlevels)
+        s = smp_task_env_add_levels(&st->task_env, st->nodes.names, st->nodes.count, &st->levels,
+                                    st->pl.level, &st->levels_env_too_long, err);
+    return s;
+}
+
+/* The plan and Slurm's blocked layout, both scored on the levels when
+ * there are any; without, exactly the plan of a cluster without a
+ * topology. */
+static smp_status plan_both(sm_step *st, smp_error *err)
+{
+    const smp_levels *lv = st->levels.nlevels ? &st->levels : NULL;
+    smp_plan_opts opts = {.algorithm = st->requested, .objective = st->objective,
+                          .effort = st->effort, .levels = lv,
+                          .levels_mode = SMP_LEVELS_BEST};
+    smp_status s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots,
+                                 st->nodes.count, &opts, &st->pl, err);
+    if (s)
+        return s;
+    if (!lv) {
+        s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
+                     SMP_ALG_BLOCKED, &st->blocked, err);
+        return s ? s : task_env_make(st, err);
+    }
+    /* a single construction is placed as without levels, and scored on them */
+    smp_plan_opts blocked = {.algorithm = SMP_ALG_BLOCKED, .objective = st->objective,
+                             .effort = st->effort, .levels = lv,
+                             .levels_mode = SMP_LEVELS_BEST};
+    s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
+                      &blocked, &st->blocked, err);
+    return s ? s : task_env_make(st, err);
+}
+
 static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a,
                           const char *tmp_parent, sm_alloc_check_fn check,
-                          sm_sockets_fn sockets_of, smp_error *err)
+                          sm_sockets_fn sockets_of, sm_slurm_topology_fn topology_of,
+                          smp_error *err)
 {
-    smp_status s = smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
+    smp_status s = st->spec_json ? smp_spec_parse(&st->spec, st->spec_json, strlen(st->spec_json),
+                                                  smp_specs_dir(), err)
+                                 : smp_spec_load(&st->spec, st->spec_text, smp_specs_dir(), err);
     st->have_spec = true; /* smp_spec_load leaves a freeable spec either way */
     if (s)
         return s;
@@ -108,13 +150,10 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     st->requested = pol->have_algorithm ? pol->algorithm : st->spec.algorithm;
     st->objective = sm_policy_objective(pol, &st->spec);
     st->effort = sm_policy_effort(pol, &st->spec);
-    smp_plan_opts opts = {st->requested, st->objective, st->effort};
-    s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count, &opts,
-                      &st->pl, err);
-    if (!s)
-        s = smp_plan(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
-                     SMP_ALG_BLOCKED, &st->blocked, err);
-    if (s)
+    if ((s = sm_step_levels(pol, &st->nodes, topology_of, &st->levels, st->levels_kind,
+                            sizeof(st->levels_kind), err)))
+        return s;
+    if ((s = plan_both(st, err)))
         return s;
     st->bind = pol->bind_socket || st->spec.bind == SMP_BIND_SOCKET;
     if (st->bind && (s = plan_sockets(st, sockets_of, err)))
@@ -140,6 +179,14 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     return s;
 }
 
+static void free_levels_and_task_env(sm_step *st)
+{
+    smp_levels_free(&st->levels);
+    smp_task_env_free(&st->task_env);
+    st->levels_kind[0] = '\0';
+    st->levels_env_too_long = false;
+}
+
 static void free_sockets(sm_step *st)
 {
     free(st->sockets);
@@ -152,16 +199,27 @@ static void free_sockets(sm_step *st)
 
 int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
                  sm_spec_source src, const char *tmp_parent, sm_alloc_check_fn check,
-                 sm_sockets_fn sockets_of)
+                 sm_sockets_fn sockets_of, sm_slurm_topology_fn topology_of)
+{
+    return sm_step_plan_json(st, pol, a, spec, NULL, src, tmp_parent, check, sockets_of,
+                             topology_of);
+}
+
+int sm_step_plan_json(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const char *spec,
+                      const char *json, sm_spec_source src, const char *tmp_parent,
+                      sm_alloc_check_fn check, sm_sockets_fn sockets_of,
+                      sm_slurm_topology_fn topology_of)
 {
     memset(st, 0, sizeof(*st));
     snprintf(st->spec_text, sizeof(st->spec_text), "%s", spec);
+    st->spec_json = json;
     st->source = src;
     st->active = true;
     smp_error err;
     smp_error_clear(&err);
     double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-    smp_status s = do_plan(st, pol, a, tmp_parent, check, sockets_of, &err);
+    smp_status s = do_plan(st, pol, a, tmp_parent, check, sockets_of, topology_of, &err);
+    st->spec_json = NULL; /* the caller's */
     st->srun_seconds = now() - t0;
     st->srun_cpu_seconds = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (!s) {
@@ -171,6 +229,7 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
     snprintf(st->error, sizeof(st->error), "%s", err.msg);
     /* nothing of a failed plan is launched */
     free_sockets(st);
+    free_levels_and_task_env(st);
     smp_placement_free(&st->pl);
     smp_placement_free(&st->blocked);
     memset(&st->pl, 0, sizeof(st->pl));
@@ -185,20 +244,6 @@ int sm_step_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a, const
     }
     st->active = false;
     return -1;
-}
-
-static int set_list(const char *name, const int64_t *v, int n)
-{
-    char buf[SMP_ENV_LIST_LEN];
-    smp_env_format_list(buf, sizeof(buf), v, n);
-    return setenv(name, buf, 1);
-}
-
-static int set_int(const char *name, int64_t v)
-{
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%lld", (long long)v);
-    return setenv(name, buf, 1);
 }
 
 void sm_env_clear(void)
@@ -229,40 +274,10 @@ int sm_step_export_env(const sm_step *st)
         rc |= setenv(SMP_ENV_ALGORITHM, "blocked", 1);
         return rc ? -1 : 0;
     }
-    const smp_grid *g = &st->spec.grid;
-    const smp_stencil *sc = &st->spec.stencil;
-    int64_t per[SMP_MAX_DIMS];
-    for (int i = 0; i < g->ndims; i++)
-        per[i] = g->periods[i] ? 1 : 0;
-    rc |= set_list(SMP_ENV_DIMS, g->dims, g->ndims);
-    rc |= set_list(SMP_ENV_PERIODS, per, g->ndims);
-    /* how the ranks number the grid: the remote side's coordinates and the
-     * in-job library's neighbours follow it */
-    rc |= setenv(SMP_ENV_ORDER, smp_order_name(g->order), 1);
-    char *buf = smp_env_format_stencil(sc->offsets, sc->count, sc->ndims);
-    if (!buf)
-        return -1;
-    rc |= setenv(SMP_ENV_STENCIL, buf, 1);
-    if (smp_stencil_weighted(sc)) {
-        size_t off = 0;
-        char *wb = realloc(buf, (size_t)sc->count * 32 + 16);
-        if (!wb) {
-            free(buf);
-            return -1;
-        }
-        buf = wb;
-        for (int k = 0; k < sc->count; k++)
-            off += (size_t)snprintf(buf + off, (size_t)sc->count * 32 + 16 - off, "%s%.17g",
-                                    k ? "," : "", sc->weights[k]);
-        buf[off] = '\0';
-        rc |= setenv(SMP_ENV_WEIGHTS, buf, 1);
-    }
-    free(buf);
-    rc |= setenv(SMP_ENV_ALGORITHM, smp_algorithm_name(st->pl.algorithm), 1);
-    rc |= set_int(SMP_ENV_JSUM, st->pl.score.j_sum);
-    rc |= set_int(SMP_ENV_JMAX, st->pl.score.j_max);
-    rc |= set_int(SMP_ENV_BLOCKED_JSUM, st->blocked.score.j_sum);
-    rc |= set_int(SMP_ENV_BLOCKED_JMAX, st->blocked.score.j_max);
+    /* the variables every rank is told, as stencil-map plan --env prints
+     * them for other launchers */
+    for (int i = 0; i < st->task_env.count; i++)
+        rc |= setenv(st->task_env.var[i].name, st->task_env.var[i].value, 1);
     if (st->bind)
         rc |= setenv(SM_SOCKET_MAP_ENV, st->socket_map, 1);
     rc |= setenv("SLURM_HOSTFILE", st->hostfile, 1);
@@ -273,9 +288,15 @@ void sm_step_summary(const sm_step *st, FILE *out)
 {
     if (!st->placed)
         return;
-    fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
-            smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
+    fprintf(out, "stencil-map: %s%s%s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
+            st->label, st->label[0] ? ": " : "", smp_algorithm_name(st->pl.algorithm), (long long)st->pl.ranks, st->nodes.count,
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
+    for (int l = 0; l < st->pl.nlevels; l++) {
+        char word[48];
+        sm_levels_group_word(st->levels_kind, l, word, sizeof(word));
+        fprintf(out, ", between %s %lld (blocked %lld)", word, (long long)st->pl.level[l].j_sum,
+                (long long)st->blocked.level[l].j_sum);
+    }
     if (st->objective != SMP_OBJ_DEFAULT) /* the defaults say nothing more */
         fprintf(out, ", objective %s", smp_objective_name(st->objective));
     if (st->effort != SMP_EFFORT_DEFAULT)
@@ -285,6 +306,10 @@ void sm_step_summary(const sm_step *st, FILE *out)
         fprintf(out, "stencil-map: bind=socket, inter-socket edges %lld (naive split %lld)%s%s\n",
                 (long long)st->sock.j_sum, (long long)st->sock_naive.j_sum,
                 st->sockets_note[0] ? "; " : "", st->sockets_note);
+    if (st->levels_env_too_long)
+        fprintf(out, "stencil-map: %d nodes are too many to hand their levels to the tasks "
+                "(%s): the in-job check counts the nodes only\n", st->nodes.count,
+                SMP_ENV_LEVELS);
 }
 
 void sm_step_drop_hostfile(sm_step *st)
@@ -299,6 +324,7 @@ void sm_step_release(sm_step *st)
     sm_step_drop_hostfile(st);
     st->hostfile[0] = '\0';
     free_sockets(st);
+    free_levels_and_task_env(st);
     smp_placement_free(&st->pl);
     smp_placement_free(&st->blocked);
     if (st->have_spec)

@@ -3,9 +3,10 @@
 # The whole test suite, from a bare Debian 12 machine: installs what it
 # needs, builds and installs stencilmap, then runs the unit and CLI tests
 # (make check), and the suites that start their own local Slurm cluster.
-# Then the integration, in-job and audit suites again on each newer Slurm
-# release (STENCILMAP_SLURM_RELEASES, default 24.11.5).  Ends with one
-# "N passed, M failed" line over every suite, and the time each took.
+# Then the integration, in-job, audit, learned and topology suites again on
+# each newer Slurm release (STENCILMAP_SLURM_RELEASES, default "24.11.5
+# 26.05.3").  Ends with one "N passed, M failed" line over every suite, and
+# the time each took.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -68,16 +69,24 @@ run_suite rpm env RPM_WORK="$build/rpm" "$top/tests/package/rpm.sh"
 # the suites that start their own minicluster (netns: nodes behind shaped
 # links; demo: the README's main-job command), then the sanitized rerun and
 # a short bounded fuzzing of the parsers and the planning path
-for suite in integration injob audit profile app reliability netns demo sanitize; do
+for suite in integration injob audit topology profile app learned launchers reliability netns demo sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
     run_suite "$suite" "$top/tests/$suite/run.sh"
 done
 run_suite fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_WORK_DIR="$build/fuzz" "$top/tests/fuzz/run.sh"
-# the plugin built for, and run on, the newer Slurm releases this machine's
-# Debian archive serves the source of (built once, then reused: see
+# the plugin built for, and run on, the newer Slurm releases: 24.11.5 from
+# Debian's source package, 26.05.3 from the upstream tarball kept beside
+# the checkout in ../shared/slurm (built once, then reused: see
 # contrib/slurm/build-slurm.sh); 22.05.8 ran every suite above
-for v in ${STENCILMAP_SLURM_RELEASES:-24.11.5}; do
-    run_suite "slurm-$v" "$top/tests/slurm-versions/run.sh" "$v" integration injob audit
+for v in ${STENCILMAP_SLURM_RELEASES:-24.11.5 26.05.3}; do
+    run_suite "slurm-$v" "$top/tests/slurm-versions/run.sh" "$v" integration injob audit learned topology
+done
+# Slurm's own srun/sbatch/salloc tests with the plugin not loaded, loaded,
+# and loaded with a site default=, compared test by test: the subset marked
+# ci in tests/slurm-suite/ (make check-slurm-suite runs them all), on
+# Debian 12's 22.05.8 and on 24.11.5
+for v in 22.05.8 24.11.5; do
+    run_suite "slurm-suite-$v" env SLURM_SUITE_SET=ci "$top/tests/slurm-suite/run.sh" "$v"
 done
 
 echo

@@ -94,19 +94,8 @@ export STENCILMAP_SPECS_DIR=$PREFIX/share/stencilmap/specs
 unset SLURM_HOSTFILE LD_PRELOAD $(env | sed -n 's/^\(STENCIL_MAP_[A-Z_]*\)=.*/\1/p')
 TAG=mc$MINICLUSTER_PORT_BASE
 
-# link_bytes: "SENT TO_HOST": the bytes all nodes sent into their links
-# (the host ends of the veths receive them), and those the host itself
-# received from the bridge (srun's output, Slurm's RPCs).  Their
-# difference is what crossed from one node to another.
-link_bytes() {
-    local i sent=0 v
-    for ((i = 1; i <= NODES; i++)); do
-        v=$(cat "/sys/class/net/${TAG}n$i/statistics/rx_bytes") || return 1
-        sent=$((sent + v))
-    done
-    v=$(cat "/sys/class/net/${TAG}br/statistics/rx_bytes") || return 1
-    echo "$sent $v"
-}
+# link_bytes: "SENT TO_HOST" of the cluster's links (tests/lib/suite.sh)
+link_bytes() { netns_link_bytes $NODES; }
 
 # lammps NAME [SRUN OPTIONS]: one run of in.melt in an allocation of the
 # whole cluster; each task writes task.sh's line first.  Leaves in

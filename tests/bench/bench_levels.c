@@ -165,8 +165,13 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows in a log */
     bool check = argc > 1 && !strcmp(argv[1], "--check");
-    if (argc > 1 && !check) {
-        fprintf(stderr, "usage: bench_levels [--check]\n");
+    const char *only = argc == 3 && !strcmp(argv[1], "--family") ? argv[2] : NULL;
+    if (argc == 2 && !strcmp(argv[1], "--big")) { /* the million ranks alone */
+        big_section();
+        return 0;
+    }
+    if (argc > 1 && !check && !only) {
+        fprintf(stderr, "usage: bench_levels [--check | --family NAME | --big]\n");
         return 2;
     }
     bool full = !check;
@@ -177,7 +182,8 @@ int main(int argc, char **argv)
     printf("Network levels on paper 001's %d instances per family: groups of 2, 4, 8\n"
            "consecutive nodes, or of alternating 3 and 5 (\"3/5\").  Ratios are medians over the\n"
            "instances of levelled / node-only (auto without levels); \"gJ\" between groups,\n"
-           "\"nJ\" between nodes (/blk: over blocked's, levelled then node-only); gf/nf: groups-first/nodes-first alone; worse/better: levelled\n"
+           "\"nJ\" between nodes (/blk: over blocked's, levelled then node-only); gf/nf: groups-first/\n"
+           "nodes-first alone (groups of 4 and 3/5); worse/better: levelled\n"
            "group (J_max, J_sum) against node-only's; lev<sc/lev>sc: against Scotch's.%s\n\n",
            ninst, scotch ? "  Scotch: tree-leaf target [groups, nodes, slots], links\n"
                            "100:10:1, exact balance asked, one thread." : "");
@@ -191,6 +197,8 @@ int main(int argc, char **argv)
     printf("\n");
     double cpu_levelled = 0, cpu_plain = 0;
     for (int f = 0; f < 3; f++) {
+        if (only && strcmp(only, families[f]))
+            continue; /* --family: one of them (the full run in parts) */
         static double rs[NCONF][MAX_INST], rm[NCONF][MAX_INST], nlev[NCONF][MAX_INST],
             nplain[NCONF][MAX_INST], gf[NCONF][MAX_INST], nf[NCONF][MAX_INST],
             scs[NCONF][MAX_INST], scm[NCONF][MAX_INST], xlev[NCONF][MAX_INST],
@@ -237,7 +245,7 @@ int main(int argc, char **argv)
                 xplain[c][m] = base.score.j_max ? (double)plain.node.j_max / base.score.j_max : 1;
                 worse[c] += group_worse(&lev.group, &plain.group);
                 better[c] += group_worse(&plain.group, &lev.group);
-                if (full) {
+                if (full && check_conf[c]) { /* the two ways apart: on two groupings */
                     struct figures a, b;
                     plan_on(&grid, &st, slots, N, &lv, SMP_LEVELS_GROUPS_FIRST, &a);
                     plan_on(&grid, &st, slots, N, &lv, SMP_LEVELS_NODES_FIRST, &b);
@@ -279,8 +287,10 @@ int main(int argc, char **argv)
             printf("%-10s %-5s %5d %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7d %7d", families[f], gname,
                    m, median(rs[c], m), median(rm[c], m), ml, mp, median(xlev[c], m),
                    median(xplain[c], m), worse[c], better[c]);
-            if (full)
+            if (full && check_conf[c])
                 printf(" %9.3f %9.3f", median(gf[c], m), median(nf[c], m));
+            else if (full)
+                printf(" %9s %9s", "-", "-");
             if (scotch)
                 printf(" %9.3f %9.3f %7d %7d", median(scs[c], m), median(scm[c], m),
                        lev_better_sc[c], lev_worse_sc[c]);
@@ -296,7 +306,7 @@ int main(int argc, char **argv)
         }
     }
     printf("\nCPU for all instances: node-only %.2f s, levelled %.2f s\n", cpu_plain, cpu_levelled);
-    if (full)
+    if (full && !only)
         big_section();
     printf("%d passed, %d failed\n", bars_checked - bars_missed, bars_missed);
     return bars_missed ? 1 : 0;

@@ -8,7 +8,8 @@
 # and 18 a fallback that srun abandoned before the step existed (no step
 # id), 16 placed, 17 a fallback), copies of them
 # edited by hand, the record directory's discovery, --summary, --launched,
-# and what Slurm says through stand-in sacct/scontrol commands.  The real
+# and what Slurm says through stand-in sacct/scontrol commands; a step
+# planned on leaf switches (audit-records-levels/).  The real
 # cluster's side is tests/audit/run.sh.  Plain exit status for automake's
 # harness: 0 when every check passed, 1 otherwise; one line per check.
 
@@ -505,5 +506,43 @@ cp "$SOCK/root/19.0.json" "$work/sk/root/"
 edit "$work/sk/root/19.0.json" 'd["bind"] = "core"'
 run 4 sockets-bind-core 19.0 --record-dir "$work/sk" --no-slurm
 has sockets-bind-core 'bind: must be "socket" where present'
+
+# ---- a step planned on Slurm's leaf switches: 23.0 in audit-records-levels,
+# written with its in-job result by tests/topology/run.sh --------------------
+LEV=${srcdir:-.}/cli/audit-records-levels
+run 0 levels 23.0 --record-dir "$LEV" --no-slurm
+has levels "topology    slurm (topology/tree): 1 level above the nodes"
+has levels "level 0, 2 groups: J_sum 8, J_max 4; blocked 24, 12; re-scored 8, 4"
+has levels "level 0 observed J_sum 8, J_max 4 between groups (as in the record)"
+run 0 levels-json 23.0 --record-dir "$LEV" --no-slurm --json
+py levels-json 'd["steps"][0]["topology"]["source"] == "slurm (topology/tree)"'
+py levels-json 'd["steps"][0]["topology"]["levels"][0]["rescored"] == {"j_sum": 8, "j_max": 4, "blocked": {"j_sum": 24, "j_max": 12}}'
+py levels-json 'd["steps"][0]["verify"]["levels"] == [{"planned": {"j_sum": 8, "j_max": 4}, "observed": {"j_sum": 8, "j_max": 4}, "agrees_with_record": True}]'
+# a record whose figures between groups are not its placement's, one whose
+# groups name a group that is not there, a job that saw other figures
+mkdir -p "$work/lv/stencilmap-u1"
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["levels"][0]["j_sum"] = 12'
+run 1 levels-figures 23.0 --record-dir "$work/lv" --no-slurm
+has levels-figures "topology level 0: j_sum is 12 in the record, 8 from its placement"
+has levels-figures "the job observed J_sum 8, J_max 4 between groups; the record planned 12, 4"
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["levels"][0]["node_groups"] = [0, 1, 2, 1]'
+run 4 levels-groups 23.0 --record-dir "$work/lv" --no-slurm
+has levels-groups "topology.levels[0].node_groups[2]: must be a group index in [0, 2)"
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.verify.json" 'd["levels"][0]["observed"]["j_max"] = 8'
+run 1 levels-observed 23.0 --record-dir "$work/lv" --no-slurm
+has levels-observed "topology level 0: the job observed J_sum 8, J_max 8 between groups; the record planned 8, 4"
+# the record without its topology reads as a step planned without levels
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.json" 'del d["topology"]'
+edit "$work/lv/stencilmap-u1/23.0.verify.json" 'del d["levels"]'
+run 0 levels-none 23.0 --record-dir "$work/lv" --no-slurm
+if grep -q 'topology' "$work/levels-none.out"; then
+    fail "levels-none: a record without topology shows one"
+else
+    pass "levels-none: no topology shown"
+fi
 
 checks_summary

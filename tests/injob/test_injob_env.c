@@ -286,6 +286,51 @@ static void test_grid_column_major(void **state)
     stencilmap_place_free(&pl);
 }
 
+/* The network levels (STENCIL_MAP_LEVEL_*): all four or none, one group
+ * per node, one figure per level; stencilmap_node_group looks nodes up */
+static void test_levels(void **state)
+{
+    (void)state;
+    const char *env[] = {BASE, "STENCIL_MAP_LEVEL_NODES=node1,node2,node3,node4",
+                         "STENCIL_MAP_LEVELS=0,0,1,1;0,0,0,1", "STENCIL_MAP_LEVEL_JSUM=8,2",
+                         "STENCIL_MAP_LEVEL_JMAX=4,2", NULL};
+    assert_int_equal(parse(env), STENCILMAP_OK);
+    assert_int_equal(pl.nlevels, 2);
+    assert_true(pl.has_level_planned);
+    assert_int_equal(pl.level_planned_jsum[0], 8);
+    assert_int_equal(pl.level_planned_jmax[1], 2);
+    assert_int_equal(stencilmap_node_group(&pl, 0, "node3"), 1);
+    assert_int_equal(stencilmap_node_group(&pl, 1, "node3"), 0);
+    assert_int_equal(stencilmap_node_group(&pl, 1, "node4"), 1);
+    assert_int_equal(stencilmap_node_group(&pl, 0, "node5"), -1);
+    assert_int_equal(stencilmap_node_group(&pl, 2, "node1"), -1);
+    stencilmap_place_free(&pl);
+    assert_null(pl.levels);
+    assert_int_equal(stencilmap_node_group(&pl, 0, "node1"), -1);
+    /* without them: no levels */
+    const char *none[] = {BASE, NULL};
+    assert_int_equal(parse(none), STENCILMAP_OK);
+    assert_int_equal(pl.nlevels, 0);
+    stencilmap_place_free(&pl);
+
+    const char *partial[] = {BASE, "STENCIL_MAP_LEVELS=0,1", "STENCIL_MAP_LEVEL_JSUM=2",
+                             "STENCIL_MAP_LEVEL_JMAX=2", NULL};
+    expect_env_error(partial, "STENCIL_MAP_LEVELS is set but STENCIL_MAP_LEVEL_NODES is not");
+    const char *fewer[] = {BASE, "STENCIL_MAP_LEVEL_NODES=a,b,c", "STENCIL_MAP_LEVELS=0,1",
+                           "STENCIL_MAP_LEVEL_JSUM=2", "STENCIL_MAP_LEVEL_JMAX=2", NULL};
+    expect_env_error(fewer, "level 0 has fewer groups than the 3 nodes");
+    const char *counts[] = {BASE, "STENCIL_MAP_LEVEL_NODES=a,b", "STENCIL_MAP_LEVELS=0,1",
+                            "STENCIL_MAP_LEVEL_JSUM=2,1", "STENCIL_MAP_LEVEL_JMAX=2", NULL};
+    expect_env_error(counts, "STENCIL_MAP_LEVEL_JSUM=2,1 has 2 entries, STENCIL_MAP_LEVELS has 1");
+    const char *order[] = {BASE, "STENCIL_MAP_LEVEL_NODES=a,b", "STENCIL_MAP_LEVELS=0,1",
+                           "STENCIL_MAP_LEVEL_JSUM=2", "STENCIL_MAP_LEVEL_JMAX=3", NULL};
+    expect_env_error(order, "level 0's J_max is larger than its J_sum");
+    const char *name[] = {BASE, "STENCIL_MAP_LEVEL_NODES=a,b/c", "STENCIL_MAP_LEVELS=0,1",
+                          "STENCIL_MAP_LEVEL_JSUM=2", "STENCIL_MAP_LEVEL_JMAX=2", NULL};
+    expect_env_error(name, "STENCIL_MAP_LEVEL_NODES: name 2 'b/c' holds '/'");
+    assert_null(pl.levels);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,7 +339,7 @@ int main(void)
         cmocka_unit_test(test_bad_periods), cmocka_unit_test(test_bad_coords),
         cmocka_unit_test(test_bad_stencil), cmocka_unit_test(test_bad_weights),
         cmocka_unit_test(test_bad_figures), cmocka_unit_test(test_grid),
-        cmocka_unit_test(test_grid_column_major),
+        cmocka_unit_test(test_grid_column_major), cmocka_unit_test(test_levels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,6 +186,77 @@ t_default() {
     echo "--stencil-map=none opts out of the site default"
 }
 
+# A step the site default left alone: N task lines, none told a placement,
+# and not a word of ours on srun's standard error.
+aside_ok() { # OUT ERR N
+    [ "$(wc -l <"$1")" -eq "$3" ] || { fail "expected $3 task lines, got $(wc -l <"$1")"; cat "$2"; return 1; }
+    awk '$5 != "-" { exit 1 }' "$1" || { fail "the tasks were told a placement"; cat "$1"; return 1; }
+    if grep 'stencil-map' "$2"; then fail "stencil-map wrote on srun's standard error"; return 1; fi
+}
+
+# b. the site default places only steps whose user left the layout to
+# Slurm and that it can place; any other runs as Slurm alone runs it, with
+# no error, no line on standard error and no record (srun -v says why).
+# Found by Slurm's own tests with default= (tests/slurm-suite).
+t_default_stands_aside() {
+    plugstack default=auto:2d:5pt
+    local before after where
+    before=$(find "$RECORDS" -name '*.json' | wc -l)
+    mc salloc -N4 -n32 srun -w node3 -N1 -n2 "$TASK" >out 2>err || { fail "srun -w failed"; cat err; return 1; }
+    aside_ok out err 2 || return 1
+    where=$(awk '{ print $2 }' out | sort -u | paste -sd,)
+    [ "$where" = node3 ] || { fail "-w node3: the tasks ran on $where"; return 1; }
+    echo "-w node3 -N1: both tasks on node3, unplaced"
+    mc salloc -N4 -n32 srun -r 2 -n2 "$TASK" >out 2>err || { fail "srun -r 2 failed"; cat err; return 1; }
+    aside_ok out err 2 || return 1
+    where=$(sort -n out | awk '{ print $2 }' | paste -sd,)
+    [ "$where" = node3,node4 ] || { fail "-r 2: ranks 0 and 1 ran on $where"; return 1; }
+    echo "-r 2 (--relative): ranks on node3 and node4, unplaced"
+    mc salloc -N4 -n32 srun -m cyclic -n4 "$TASK" >out 2>err || { fail "srun -m cyclic failed"; cat err; return 1; }
+    aside_ok out err 4 || return 1
+    where=$(sort -n out | awk '{ print $2 }' | paste -sd,)
+    [ "$where" = node1,node2,node3,node4 ] || { fail "-m cyclic: ranks ran on $where"; return 1; }
+    echo "-m cyclic: ranks 0..3 on node1..node4, unplaced"
+    printf 'node4\nnode4\nnode2\n' >user-hostfile
+    mc salloc -N4 -n32 env SLURM_HOSTFILE="$PWD/user-hostfile" srun -n3 "$TASK" >out 2>err ||
+        { fail "srun with the user's SLURM_HOSTFILE failed"; cat err; return 1; }
+    aside_ok out err 3 || return 1
+    where=$(sort -n out | awk '{ print $2 }' | paste -sd,)
+    [ "$where" = node4,node4,node2 ] || { fail "the user's SLURM_HOSTFILE: ranks ran on $where"; return 1; }
+    echo "the user's SLURM_HOSTFILE: followed, unplaced"
+    mc salloc -N4 -n32 srun -n1 "$TASK" >out 2>err || { fail "srun -n1 failed"; cat err; return 1; }
+    aside_ok out err 1 || return 1
+    echo "-n1: unplaced"
+    # a plan the step's own options rule out: -O beyond the slots (and -N
+    # on 23.11 and later, which refuses -N with a hostfile: below)
+    mc salloc -N4 -n32 srun -O -n40 "$TASK" >out 2>err || { fail "srun -O -n40 failed"; cat err; return 1; }
+    aside_ok out err 40 || return 1
+    echo "-O -n40 on 32 slots: 40 tasks, unplaced"
+    mc salloc -N4 -n32 srun -v -n1 true >out 2>err || { fail "srun -v -n1 failed"; cat err; return 1; }
+    grep -q "stencil-map: site default 'auto:2d:5pt' not applied: a step of one task" err ||
+        { fail "srun -v does not say why the default stood aside"; cat err; return 1; }
+    echo "srun -v says why"
+    mc srun -N2 -n4 "$TASK" >out 2>err || { fail "srun outside an allocation failed"; cat err; return 1; }
+    aside_ok out err 4 || return 1
+    echo "outside an allocation: unplaced, nothing on standard error"
+    after=$(find "$RECORDS" -name '*.json' | wc -l)
+    [ "$before" = "$after" ] || { fail "records were written ($before before, $after after)"; return 1; }
+    echo "no record for any of these steps"
+    mc salloc -N4 -n32 srun -N2 -n4 "$TASK" >out 2>err || { fail "srun -N2 -n4 failed"; cat err; return 1; }
+    if srun_is_new; then
+        aside_ok out err 4 || return 1
+        [ "$(find "$RECORDS" -name '*.json' | wc -l)" = "$after" ] || { fail "-N2: a record was written"; return 1; }
+        echo "-N2 on srun $SLURM_RELEASE: unplaced, no record"
+    else
+        awk '$5 == "-" { exit 1 }' out || { fail "-N2 on srun $SLURM_RELEASE: not placed"; return 1; }
+        echo "-N2 on srun $SLURM_RELEASE: placed on the first 2 nodes, as before"
+    fi
+    # and a step left to Slurm is still placed
+    mc salloc -N4 -n32 srun -n16 "$TASK" >out 2>err || { fail "srun -n16 failed"; cat err; return 1; }
+    awk '$5 == "-" { exit 1 }' out || { fail "srun -n16 inside the allocation was not placed"; return 1; }
+    echo "srun -n16 inside the allocation: placed"
+}
+
 # The Slurm release under test, as its srun says ("22.05.8"), and whether
 # that srun is 23.11 or later (refuses -N with a hostfile, inherits -c).
 SLURM_RELEASE=
@@ -574,6 +645,7 @@ run_test b-nodelist-conflict t_error 'nodelist' 32 -w node1 --stencil-map=auto:2
 run_test b-quiet t_quiet
 run_test b-remote-forged-dims t_remote_forged
 run_test b-default t_default
+run_test b-default-stands-aside t_default_stands_aside
 plugstack
 run_test b-on-error-blocked t_blocked_fallback
 plugstack

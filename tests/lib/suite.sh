@@ -192,6 +192,22 @@ verify_run() {
     rm -rf "$dir"
 }
 
+# ------------------------------------------------------------ netns ------
+# netns_link_bytes NODES: "SENT TO_HOST" in a netns minicluster: the bytes
+# all nodes sent into their links (the host ends of the veths receive
+# them), and those the host itself received from the bridge (srun's
+# output, Slurm's RPCs).  Their difference is what crossed from one node
+# to another.
+netns_link_bytes() {
+    local tag=mc$MINICLUSTER_PORT_BASE i sent=0 v
+    for ((i = 1; i <= $1; i++)); do
+        v=$(cat "/sys/class/net/${tag}n$i/statistics/rx_bytes") || return 1
+        sent=$((sent + v))
+    done
+    v=$(cat "/sys/class/net/${tag}br/statistics/rx_bytes") || return 1
+    echo "$sent $v"
+}
+
 suite_summary() {
     [ ${#FAILED_NAMES[@]} -gt 0 ] && echo "failed: ${FAILED_NAMES[*]}"
     echo "$PASS passed, $FAILED failed"

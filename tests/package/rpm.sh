@@ -66,7 +66,8 @@ rpm -qp --requires "$main" 2>/dev/null | grep -q -x "slurm = $slurm" && r=OK || 
 check $r "stencilmap requires slurm = $slurm, the Slurm it was built for"
 files=$(rpm -qlp "$main" 2>/dev/null)
 for f in /usr/lib64/slurm/stencil_map.so /usr/bin/stencil-map /usr/bin/stencil-map-verify \
-    /etc/slurm/plugstack.conf.d/stencil_map.conf /usr/share/man/man8/stencil_map.8; do
+    /etc/slurm/plugstack.conf.d/stencil_map.conf /usr/share/man/man8/stencil_map.8 \
+    /usr/libexec/stencilmap/hydra-srun; do
     echo "$files" | grep -q -x "$f" && r=OK || r=FAIL
     check $r "stencilmap holds $f"
 done

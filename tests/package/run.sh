@@ -91,7 +91,7 @@ done
 triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 plugin=/usr/lib/$triplet/slurm-wlm/stencil_map.so
 for f in /usr/bin/stencil-map /usr/bin/stencil-map-verify "$plugin" \
-    /etc/slurm/plugstack.conf.d/stencil_map.conf \
+    /etc/slurm/plugstack.conf.d/stencil_map.conf /usr/libexec/stencilmap/hydra-srun \
     /usr/share/man/man1/stencil-map.1.gz /usr/share/man/man1/stencil-map-verify.1.gz \
     /usr/share/man/man8/stencil_map.8.gz /usr/share/man/man3/stencilmap.h.3.gz \
     /usr/share/stencilmap/specs/jacobi2d.json /usr/share/doc/stencilmap/copyright \

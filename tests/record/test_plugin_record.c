@@ -59,7 +59,8 @@ static int plan(sm_step *st, const sm_policy *pol, const char *spec, long ranks)
     memset(&a, 0, sizeof(a));
     a.ntasks = ranks;
     const char *t = getenv("TMPDIR");
-    int rc = sm_step_plan(st, pol, &a, spec, SM_SRC_OPTION, t && *t ? t : "/tmp", NULL, NULL);
+    int rc = sm_step_plan(st, pol, &a, spec, SM_SRC_OPTION, t && *t ? t : "/tmp", NULL, NULL,
+                          NULL);
     sm_step_drop_hostfile(st);
     return rc;
 }

@@ -104,6 +104,23 @@ static void placed(smr_record *rec, bool weighted, bool bound)
     snprintf(rec->sockets_note, sizeof(rec->sockets_note), "node2: 1 socket assumed");
 }
 
+/* the network levels of a placed step: the two nodes under two switches */
+static int32_t level_groups[] = {0, 1};
+static char *switch_names[] = {"leaf1", "leaf2"};
+
+static void with_levels(smr_record *rec)
+{
+    rec->levels.nlevels = 1;
+    rec->levels.nnodes = 2;
+    rec->levels.ngroups[0] = 2;
+    rec->levels.group_of_node[0] = level_groups;
+    rec->levels.group_names[0] = switch_names;
+    snprintf(rec->levels.source, sizeof(rec->levels.source), "slurm (topology/tree)");
+    snprintf(rec->topology_kind, sizeof(rec->topology_kind), "topology/tree");
+    rec->level_planned[0] = (smp_score){8, 4, 0, 10.5, 5.25};
+    rec->level_blocked[0] = (smp_score){12, 6, 1, 15, 7.5};
+}
+
 /* ---- comparing ------------------------------------------------------------- */
 static void same_nodes(const smp_nodes *a, const smp_nodes *b)
 {
@@ -164,6 +181,25 @@ static void same_placed(const smr_record *a, const smr_record *b)
     assert_memory_equal(a->node_of_rank, b->node_of_rank,
                         sizeof(int32_t) * (size_t)a->placement_count);
     assert_int_equal(b->stray_count, 0);
+    assert_int_equal(a->levels.nlevels, b->levels.nlevels);
+    assert_string_equal(a->levels.source, b->levels.source);
+    assert_string_equal(a->topology_kind, b->topology_kind);
+    bool weighted = smp_stencil_weighted(&a->stencil);
+    for (int l = 0; l < a->levels.nlevels; l++) {
+        assert_int_equal(a->levels.ngroups[l], b->levels.ngroups[l]);
+        assert_memory_equal(a->levels.group_of_node[l], b->levels.group_of_node[l],
+                            sizeof(int32_t) * (size_t)a->nodes.count);
+        for (int g = 0; g < a->levels.ngroups[l]; g++)
+            assert_string_equal(a->levels.group_names[l][g], b->levels.group_names[l][g]);
+        const smp_score *pa = &a->level_planned[l], *pb = &b->level_planned[l];
+        const smp_score *ba = &a->level_blocked[l], *bb = &b->level_blocked[l];
+        assert_true(pa->j_sum == pb->j_sum && pa->j_max == pb->j_max && ba->j_sum == bb->j_sum &&
+                    ba->j_max == bb->j_max);
+        /* the weighted figures only where the stencil is weighted */
+        assert_true(weighted ? pa->w_sum == pb->w_sum && pa->w_max == pb->w_max &&
+                                   ba->w_sum == bb->w_sum && ba->w_max == bb->w_max
+                             : pb->w_sum == 0 && bb->w_max == 0);
+    }
     assert_int_equal(a->bound, b->bound);
     if (!a->bound)
         return;
@@ -222,6 +258,65 @@ static void test_placed_weighted_sockets(void **state)
     placed(&a, true, true);
     round_trip(&a);
     free_written(&a);
+}
+
+/* planned on network levels, weighted and not */
+static void test_placed_levels(void **state)
+{
+    (void)state;
+    for (int weighted = 0; weighted < 2; weighted++) {
+        smr_record a;
+        placed(&a, weighted, false);
+        with_levels(&a);
+        round_trip(&a);
+        free_written(&a);
+    }
+}
+
+/* a hand-edited "topology" is refused naming the field */
+static void test_levels_malformed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *edit, *want;
+    } cases[] = {
+        {"{\"source\": \"x\", \"kind\": \"topology/tree\", \"levels\": []}", "list of 1 to 4 levels"},
+        {"[1]", "topology: must be an object"},
+        {"{\"kind\": \"topology/tree\", \"levels\": [{}]}", "topology.source: missing"},
+        {"{\"source\": \"s\", \"kind\": \"k\", \"levels\": [{\"node_groups\": [0]}]}",
+         "topology.levels[0].node_groups: must be a list with one group per node (2)"},
+        {"{\"source\": \"s\", \"kind\": \"k\", \"levels\": [{\"groups\": null, \"node_groups\": [0, 2]}]}",
+         "topology.levels[0].node_groups[1]: must be a group index in [0, 2)"},
+        {"{\"source\": \"s\", \"kind\": \"k\", \"levels\": [{\"groups\": [\"a\"], \"node_groups\": [0, 1]}]}",
+         "node_groups[1]: must be a group index in [0, 1)"},
+        {"{\"source\": \"s\", \"kind\": \"k\", \"levels\": [{\"groups\": [\"a\", 3], \"node_groups\": [0, 1]}]}",
+         "topology.levels[0].groups[1]: must be a non-empty string"},
+        {"{\"source\": \"s\", \"kind\": \"k\", \"levels\": [{\"node_groups\": [0, 1], \"j_sum\": 1}]}",
+         "topology.levels[0].j_max: missing"},
+        {"{\"source\": \"s\", \"kind\": \"k\", \"levels\": [{\"node_groups\": [0, 1], \"j_sum\": 1, "
+         "\"j_max\": 1, \"blocked_j_sum\": 1, \"blocked_j_max\": 1, \"w_sum\": -2}]}",
+         "topology.levels[0].w_sum: must be a non-negative number"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char path[4400], err[512];
+        smr_record a, b;
+        placed(&a, false, false);
+        write_read(&a, &b, path, sizeof(path));
+        smr_record_free(&b);
+        free_written(&a);
+        json_t *j = json_load_file(path, 0, NULL), *t = json_loads(cases[i].edit, 0, NULL);
+        assert_non_null(j);
+        assert_non_null(t);
+        json_object_set_new(j, "topology", t);
+        unlink(path);
+        assert_int_equal(json_dump_file(j, path, JSON_INDENT(2)), 0);
+        json_decref(j);
+        assert_int_equal(smr_record_read(path, &b, err, sizeof(err)), -1);
+        if (!strstr(err, cases[i].want))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
+        smr_record_free(&b);
+        unlink(path);
+    }
 }
 
 /* planned, but srun exited before the step existed: no step id */
@@ -377,6 +472,9 @@ static void same_verify(const smr_verify *a, const smr_verify *b)
     assert_int_equal(a->rank_nodes_count, b->rank_nodes_count);
     for (int64_t r = 0; r < a->rank_nodes_count; r++)
         assert_string_equal(a->rank_nodes[r], b->rank_nodes[r]);
+    assert_int_equal(a->nlevels, b->nlevels);
+    for (int l = 0; l < a->nlevels; l++)
+        assert_memory_equal(&a->levels[l], &b->levels[l], sizeof(a->levels[l]));
 }
 
 /* a record to attach results to; its path into path */
@@ -418,6 +516,11 @@ static void test_verify_measured(void **state)
     verify_round_trip(&a, record);
     a.has_planned = false; /* no planned figures in the environment */
     a.status = SMR_VERIFY_OK;
+    verify_round_trip(&a, record);
+    /* on network levels: planned and observed edges between groups */
+    a.nlevels = 2;
+    a.levels[0] = (smr_verify_level){8, 4, 8, 4};
+    a.levels[1] = (smr_verify_level){-1, -1, 2, 2}; /* not told */
     verify_round_trip(&a, record);
 }
 
@@ -567,6 +670,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_placed),
         cmocka_unit_test(test_placed_weighted_sockets),
+        cmocka_unit_test(test_placed_levels),
+        cmocka_unit_test(test_levels_malformed),
         cmocka_unit_test(test_placed_unlaunched),
         cmocka_unit_test(test_failed_plan),
         cmocka_unit_test(test_fallback),

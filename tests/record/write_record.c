@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     a.ntasks = atol(argv[5]);
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     sm_step st;
-    if (sm_step_plan(&st, &pol, &a, argv[2], SM_SRC_OPTION, tmp, NULL, NULL)) {
+    if (sm_step_plan(&st, &pol, &a, argv[2], SM_SRC_OPTION, tmp, NULL, NULL, NULL)) {
         fprintf(stderr, "write_record: %s\n", st.error);
         return 1;
     }

@@ -13,10 +13,12 @@ static void random_levels(tu_rng *rng, int n, smp_levels *lv)
     memset(lv, 0, sizeof(*lv));
     lv->nnodes = n;
     lv->nlevels = (int)tu_range(rng, 1, 3);
-    int32_t *remap = malloc(sizeof(int32_t) * (size_t)n);
-    assert_non_null(remap);
+    int32_t *remap = NULL;
     for (int l = 0; l < lv->nlevels; l++) {
         int below = l ? lv->ngroups[l - 1] : n;
+        free(remap);
+        remap = malloc(sizeof(int32_t) * (size_t)below);
+        assert_non_null(remap);
         int k = (int)tu_range(rng, 1, below);
         int32_t *up = malloc(sizeof(int32_t) * (size_t)below);
         assert_non_null(up);
@@ -32,7 +34,15 @@ static void random_levels(tu_rng *rng, int n, smp_levels *lv)
                 remap[up[i]] = used++;
             up[i] = remap[up[i]];
         }
-        lv->ngroups[l] = used;
+        /* sometimes group numbers no node uses (the levels allow them):
+         * the used ones spread out, the others left empty */
+        int spare = tu_range(rng, 0, 3) == 0 ? (int)tu_range(rng, 1, 3) : 0;
+        if (used * (spare + 1) > n) /* smp_levels_check: at most a group per node */
+            spare = 0;
+        if (spare)
+            for (int i = 0; i < below; i++)
+                up[i] = up[i] * (spare + 1);
+        lv->ngroups[l] = spare ? used * (spare + 1) : used;
         lv->group_of_node[l] = malloc(sizeof(int32_t) * (size_t)n);
         assert_non_null(lv->group_of_node[l]);
         for (int v = 0; v < n; v++)
@@ -370,6 +380,46 @@ static void test_levels_groups_tile(void **state)
     smp_stencil_free(&st);
 }
 
+/* Ranks that all land in one group plan exactly as without levels, in
+ * every mode, even where the levels split nodes that get no rank. */
+static void test_levels_one_group(void **state)
+{
+    (void)state;
+    tu_rng rng = {404};
+    smp_error err;
+    for (int it = 0; it < 40; it++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int n;
+        char what[256];
+        tu_random_instance(&rng, &g, &st, &slots, &n, what, sizeof(what));
+        int32_t *cap = tu_shares_of(slots, n, g.size);
+        smp_levels lv;
+        consecutive_levels(n, 1, &lv); /* a group per node ... */
+        for (int v = 0; v < n; v++)    /* ... but every node with ranks in group 0 */
+            lv.group_of_node[0][v] = cap[v] > 0 ? 0 : v;
+        smp_plan_opts o = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .effort = 1};
+        smp_placement plain;
+        assert_ok(smp_plan_with(&g, &st, slots, n, &o, &plain, &err), err);
+        o.levels = &lv;
+        for (int m = 0; m < SMP_LEVELS_MODE_COUNT; m++) {
+            o.levels_mode = (smp_levels_mode)m;
+            smp_placement pl;
+            assert_ok(smp_plan_with(&g, &st, slots, n, &o, &pl, &err), err);
+            if (memcmp(pl.node_of_rank, plain.node_of_rank, sizeof(int32_t) * (size_t)g.size))
+                fail_msg("%s: the ranks fill one group, yet the plan changed (mode %d)", what, m);
+            assert_int_equal(pl.level[0].j_sum, 0);
+            smp_placement_free(&pl);
+        }
+        smp_placement_free(&plain);
+        smp_levels_free(&lv);
+        free(cap);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+}
+
 static void test_levels_mode_names(void **state)
 {
     (void)state;
@@ -394,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_levels_column_major),
         cmocka_unit_test(test_levels_interleaved_switches),
         cmocka_unit_test(test_levels_groups_tile),
+        cmocka_unit_test(test_levels_one_group),
         cmocka_unit_test(test_levels_mode_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

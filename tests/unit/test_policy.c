@@ -2,7 +2,7 @@
 /* The plugin's site policy (plugstack.conf arguments): objective= and
  * effort= parse to the site defaults, a bad value is refused naming the
  * argument, and a spec's own "objective" and "effort" win over the
- * site's. */
+ * site's; topology= says where the levels above the nodes come from. */
 #include "unit_util.h"
 
 #include "policy.h"
@@ -71,11 +71,66 @@ static void test_policy_effort(void **state)
     assert_non_null(strstr(msg, "effort"));
 }
 
+/* topology=: Slurm's by default, none, or a site file named by its
+ * absolute path (read later, in srun); anything else names the argument */
+static void test_policy_topology(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    char msg[300];
+    assert_int_equal(parse_args(&pol, "bind=none", NULL, msg, sizeof(msg)), 0);
+    assert_int_equal(pol.topology, SM_TOPOLOGY_SLURM);
+    assert_int_equal(parse_args(&pol, "topology=none", NULL, msg, sizeof(msg)), 0);
+    assert_int_equal(pol.topology, SM_TOPOLOGY_NONE);
+    assert_int_equal(parse_args(&pol, "topology=none", "topology=slurm", msg, sizeof(msg)), 0);
+    assert_int_equal(pol.topology, SM_TOPOLOGY_SLURM); /* the last one wins */
+    assert_int_equal(parse_args(&pol, "topology=/etc/slurm/site-topology.conf", NULL, msg,
+                                sizeof(msg)), 0);
+    assert_int_equal(pol.topology, SM_TOPOLOGY_FILE);
+    assert_string_equal(pol.topology_file, "/etc/slurm/site-topology.conf");
+    char longpath[1100];
+    memset(longpath, 'a', sizeof(longpath));
+    memcpy(longpath, "topology=/", 10);
+    longpath[sizeof(longpath) - 1] = '\0';
+    static const char *const bad[] = {"topology=", "topology=tree", "topology=etc/topo.conf",
+                                      "topology=None"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(parse_args(&pol, bad[i], NULL, msg, sizeof(msg)), -1);
+        assert_non_null(strstr(msg, bad[i]));
+        assert_non_null(strstr(msg, "absolute path"));
+    }
+    assert_int_equal(parse_args(&pol, longpath, NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "topology=/aaa"));
+    assert_int_equal(parse_args(&pol, "topolgy=none", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "topology"));
+}
+
+/* learned_dir=: an absolute root for the users' stores */
+static void test_policy_learned_dir(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    char msg[300];
+    assert_int_equal(parse_args(&pol, "default=learn", NULL, msg, sizeof(msg)), 0);
+    assert_string_equal(pol.learned_dir, "");
+    assert_string_equal(pol.default_spec, "learn");
+    assert_int_equal(parse_args(&pol, "learned_dir=/var/lib/stencil-map", "default=learn", msg, sizeof(msg)), 0);
+    assert_string_equal(pol.learned_dir, "/var/lib/stencil-map");
+    assert_int_equal(parse_args(&pol, "learned_dir=relative/dir", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "learned_dir=relative/dir"));
+    assert_non_null(strstr(msg, "absolute path"));
+    assert_int_equal(parse_args(&pol, "learned_dir=", NULL, msg, sizeof(msg)), -1);
+    assert_int_equal(parse_args(&pol, "learn_dir=/x", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "learned_dir"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_policy_objective),
         cmocka_unit_test(test_policy_effort),
+        cmocka_unit_test(test_policy_topology),
+        cmocka_unit_test(test_policy_learned_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "other_launchers.h"
 #include "srun_options.h"
 
 static const sm_srun_rules old_srun = {false, false};
@@ -250,6 +251,68 @@ static void test_task_count(void **state)
     smp_nodes_free(&nodes);
 }
 
+/* the program the step runs: for --stencil-map=learn, and what tells a
+ * launcher's daemon step from the application's (other_launchers.h) */
+static void test_command(void **state)
+{
+    (void)state;
+    sm_srun_args a;
+    PARSE(&a, "-n", "4", "--mpi=pmix", "./halo", "-i", "5");
+    assert_string_equal(a.command, "./halo");
+    assert_false(a.command_unsure);
+    PARSE(&a, "-D", "/work/run", "--stencil-map", "learn", "--", "lmp", "-in", "x");
+    assert_string_equal(a.command, "lmp");
+    assert_string_equal(a.chdir, "/work/run");
+    PARSE(&a, "--chdir=sub", "-Qn4", "app");
+    assert_string_equal(a.chdir, "sub");
+    assert_string_equal(a.command, "app");
+    PARSE(&a, "-n", "2", "--multi-prog", "conf.txt");
+    assert_true(a.multi_prog);
+    assert_string_equal(a.command, "conf.txt");
+    PARSE(&a, "-n", "2");
+    assert_string_equal(a.command, "");
+    /* an unknown option: its value or the command? */
+    PARSE(&a, "-n", "4", "--container-image", "ubuntu", "./app");
+    assert_true(a.command_unsure);
+    PARSE(&a, "-n", "4", "--container-image=ubuntu", "./app");
+    assert_false(a.command_unsure);
+    assert_string_equal(a.command, "./app");
+    /* Open MPI 4.1's mpirun (plm_slurm), on a subset of the nodes */
+    PARSE(&a, "--ntasks-per-node=1", "--kill-on-bad-exit", "--mpi=none", "--nodes=3",
+          "--nodelist=node1,node2,node4", "--ntasks=3", "orted", "-mca", "ess", "slurm");
+    assert_string_equal(a.command, "orted");
+    assert_true(a.nodelist);
+    assert_true(sm_launcher_daemon(a.command));
+    /* MPICH's Hydra through hydra-srun, and its own Slurm launcher */
+    PARSE(&a, "--nodes=1", "--ntasks=1", "--nodelist=node2", "--overlap", "--mpi=none",
+          "--cpu-bind=none", "--input=none", "--kill-on-bad-exit=1", "/usr/bin/hydra_pmi_proxy",
+          "--control-port", "vm:4321", "--proxy-id", "3");
+    assert_string_equal(a.command, "/usr/bin/hydra_pmi_proxy");
+    assert_true(sm_launcher_daemon(a.command));
+    PARSE(&a, "-N", "4", "-n", "4", "--input", "none", "/usr/bin/hydra_pmi_proxy", "-1");
+    assert_string_equal(a.command, "/usr/bin/hydra_pmi_proxy");
+    assert_int_equal(a.ntasks, 4);
+    PARSE(&a, "--ntasks-per-node=1", "--", "/opt/ompi5/bin/prted", "--prtemca", "x");
+    assert_string_equal(a.command, "/opt/ompi5/bin/prted");
+    assert_true(sm_launcher_daemon(a.command));
+    /* applications, tools and wrappers are not daemons */
+    PARSE(&a, "-n", "8", "--stencil-map=auto:2d:5pt", "./solver", "orted");
+    assert_string_equal(a.command, "./solver");
+    assert_false(sm_launcher_daemon(a.command));
+    PARSE(&a, "-n8", "sh", "-c", "orted");
+    assert_false(sm_launcher_daemon(a.command));
+    assert_false(sm_launcher_daemon("orted-wrapper"));
+    assert_false(sm_launcher_daemon("/usr/bin/orted/x"));
+    assert_false(sm_launcher_daemon(NULL));
+    /* ranks Cray MPICH renumbers */
+    assert_false(sm_cray_renumbers(NULL));
+    assert_false(sm_cray_renumbers(""));
+    assert_false(sm_cray_renumbers("1"));
+    assert_true(sm_cray_renumbers("3"));
+    assert_true(sm_cray_renumbers("0"));
+    assert_true(sm_cray_renumbers("2"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_nodes_refused_on_new_srun),
         cmocka_unit_test(test_cpus_per_task_inherited),
         cmocka_unit_test(test_task_count),
+        cmocka_unit_test(test_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

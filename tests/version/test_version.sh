@@ -47,7 +47,7 @@ def versioned(what, text, fmt=1):
 rc, out, err = run(sm, "--version")
 check(rc == 0 and out.splitlines()[0] == "stencil-map (stencilmap) " + version,
       "stencil-map --version names version " + version, out + err)
-check(re.search(r"audit record 1, in-job result 1", out), "stencil-map --version names the formats it reads", out)
+check(re.search(r"audit record 1, in-job result 1, learned spec 1", out), "stencil-map --version names the formats it reads", out)
 rc, out, err = run(verify, "--version")
 check(rc == 0 and out.splitlines()[0] == "stencil-map-verify (stencilmap) " + version,
       "stencil-map-verify --version names version " + version, out + err)

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Private per-step directories and exclusive file creation, all through
  * directory descriptors (see private_dir.h). */
 #include <dirent.h>
@@ -71,14 +71,20 @@ int sm_dir_open(const char *dir, sm_dir_kind kind, char *msg, size_t n)
     return open_dir_at(AT_FDCWD, dir, dir, kind, msg, n);
 }
 
-int sm_subdir_open_private(int parent_fd, const char *path, const char *name, char *msg,
-                           size_t n)
+int sm_subdir_open(int parent_fd, const char *path, const char *name, sm_dir_kind kind,
+                   bool create, char *msg, size_t n)
 {
-    if (mkdirat(parent_fd, name, 0700) != 0 && errno != EEXIST) {
+    if (create && mkdirat(parent_fd, name, 0700) != 0 && errno != EEXIST) {
         snprintf(msg, n, "%s: cannot create: %s", path, strerror(errno));
         return -1;
     }
-    return open_dir_at(parent_fd, name, path, SM_DIR_PRIVATE, msg, n);
+    return open_dir_at(parent_fd, name, path, kind, msg, n);
+}
+
+int sm_subdir_open_private(int parent_fd, const char *path, const char *name, char *msg,
+                           size_t n)
+{
+    return sm_subdir_open(parent_fd, path, name, SM_DIR_PRIVATE, true, msg, n);
 }
 
 int sm_private_dir_create(const char *parent, char *out, size_t outlen, char *msg, size_t n)

@@ -1,6 +1,7 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Directories and files the srun side writes: the per-step private
- * directory holding the hostfile, and the audit record directory.
+ * directory holding the hostfile, the audit record directory, and the
+ * store of learned specs (which the CLI reads and prunes too).
  *
  * Everything goes through directory file descriptors: a directory is
  * opened once with O_NOFOLLOW, checked with fstat, and files are created
@@ -10,6 +11,7 @@
 #ifndef SM_PRIVATE_DIR_H
 #define SM_PRIVATE_DIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,6 +23,12 @@ typedef enum {
 /* Opens dir (not a symbolic link) and checks its owner and mode.  Returns
  * a descriptor or -1 with a message naming dir and what is wrong. */
 int sm_dir_open(const char *dir, sm_dir_kind kind, char *msg, size_t n);
+
+/* Opens name in the directory parent_fd (not a symbolic link) and checks
+ * it as kind; with create, makes it first (mode 0700) unless it exists.
+ * path is only used in messages. */
+int sm_subdir_open(int parent_fd, const char *path, const char *name, sm_dir_kind kind,
+                   bool create, char *msg, size_t n);
 
 /* Creates name (mode 0700) in the directory parent_fd unless it exists,
  * then opens it as SM_DIR_PRIVATE.  path is only used in messages. */

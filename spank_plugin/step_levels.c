@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Where a step's network levels come from (step_levels.h).  Both sources
+ * go through topology/ (libsmtopology): the site file as topology.conf,
+ * Slurm's answer as the lines scontrol prints; the file is opened here,
+ * in srun, with the user's rights (slurmstepd never reads it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smt_topology.h"
+#include "step_levels.h"
+
+static smp_status from_slurm(sm_slurm_topology_fn slurm, smt_topology **t, smp_error *err)
+{
+    char *text = NULL, plugin[64], msg[600];
+    if (slurm(&text, plugin, sizeof(plugin), msg, sizeof(msg)))
+        return smp_error_set(err, SMP_ERR_SYSTEM, "%s", msg);
+    if (!text)
+        return SMP_OK; /* no level above nodes */
+    smp_status s = smt_parse_printed(text, strlen(text), t, err);
+    free(text);
+    return s;
+}
+
+smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
+                          sm_slurm_topology_fn slurm, smp_levels *out, char *kind,
+                          size_t kind_len, smp_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    kind[0] = '\0';
+    smt_topology *t = NULL;
+    smp_status s = SMP_OK;
+    if (pol->topology == SM_TOPOLOGY_NONE || (pol->topology == SM_TOPOLOGY_SLURM && !slurm))
+        return SMP_OK;
+    if (pol->topology == SM_TOPOLOGY_FILE)
+        s = smt_load_conf(pol->topology_file, &t, err);
+    else
+        s = from_slurm(slurm, &t, err);
+    if (s || !t)
+        return s;
+    s = smt_levels_for(t, nodes, out, err);
+    if (!s && out->nlevels > 0) {
+        snprintf(kind, kind_len, "%s", smt_kind(t));
+        if (pol->topology == SM_TOPOLOGY_FILE)
+            snprintf(out->source, sizeof(out->source), "file %.*s",
+                     (int)sizeof(out->source) - 6, pol->topology_file);
+    }
+    smt_free(t);
+    return s;
+}
+
+void sm_levels_group_word(const char *kind, int level, char *buf, size_t n)
+{
+    const char *unit = strcmp(kind, "topology/block") ? "switches" : "blocks";
+    if (level == 0)
+        snprintf(buf, n, "%s", unit);
+    else
+        snprintf(buf, n, "level-%d %s", level, unit);
+}

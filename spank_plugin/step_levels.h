@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The network levels above a step's nodes, found where the site says
+ * (plugstack.conf topology=): Slurm's own topology (default), a site file
+ * in topology.conf syntax, or none.  Runs in srun, as the user; Slurm-free:
+ * Slurm's text comes through a callback (slurm_topology.c in the plugin). */
+#ifndef SM_STEP_LEVELS_H
+#define SM_STEP_LEVELS_H
+
+#include <stddef.h>
+
+#include <stencilmap/placement.h>
+
+#include "policy.h"
+
+/* Slurm's topology as scontrol prints it (sm_slurm_topology_read). */
+typedef int (*sm_slurm_topology_fn)(char **text, char *plugin, size_t plugin_len, char *msg,
+                                    size_t n);
+
+/* Fills out with the levels of nodes: none (nlevels 0) with topology=none,
+ * when Slurm knows no level above nodes, when slurm is NULL, or when the
+ * step's nodes all share every group.  out->source says where they came
+ * from: "slurm (topology/tree)", "file PATH"; kind (kind_len bytes) gets
+ * "topology/tree" or "topology/block" ("" without levels).  A topology
+ * that cannot be read, is malformed, places a node twice or names none of
+ * the step's nodes is an error (SMP_ERR_INPUT, or SMP_ERR_SYSTEM when
+ * Slurm cannot be asked) naming the problem; out is freeable either way. */
+smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
+                          sm_slurm_topology_fn slurm, smp_levels *out, char *kind,
+                          size_t kind_len, smp_error *err);
+
+/* What the groups of level l are called in the summary, for a topology of
+ * kind: "switches" or "blocks" at level 0, "level-1 switches" above. */
+void sm_levels_group_word(const char *kind, int level, char *buf, size_t n);
+
+#endif

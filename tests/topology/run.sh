@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The plugin on network levels, on a real Slurm that knows its topology
+# (contrib/minicluster with MINICLUSTER_TOPOLOGY): 4 nodes of 8 CPUs under
+# two leaf switches (topology/tree), then, where the release has
+# topology/block (23.11 and later), in two blocks.  srun --stencil-map as a
+# user runs it: every rank on the node the CLI plans with the same
+# topology, the summary line and the audit record give the edges between
+# groups as `stencil-map score --topology` counts them from where the ranks
+# ran, stencil-map-verify observes them, and `stencil-map audit` re-scores
+# them.  A site file (topology=FILE) and topology=none in plugstack.conf;
+# every bad topology fails the step naming the problem, or under
+# on_error=blocked launches blocked and says so, never another placement
+# than the one reported.  Prints "ok NAME" / "FAIL NAME" and "N passed, M
+# failed", and always brings the cluster down.
+#
+# env: MINICLUSTER_DIR (default /var/lib/smc-topology), MINICLUSTER_PORT_BASE
+#      (16300), TOPO_PREFIX (/var/lib/smc-topology-prefix), TOPO_BUILD_ROOT
+#      (/var/lib/smc-topology-build), TOPO_WORK (/var/lib/smc-topology-work),
+#      TOPO_SKIP_BUILD=1 to reuse the install, TOPO_ONLY=REGEX to run only
+#      the tests whose names match.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+export MINICLUSTER_DIR=${MINICLUSTER_DIR:-/var/lib/smc-topology}
+export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-16300}
+PREFIX=${TOPO_PREFIX:-/var/lib/smc-topology-prefix}
+ROOT=${TOPO_BUILD_ROOT:-/var/lib/smc-topology-build}
+WORK=${TOPO_WORK:-/var/lib/smc-topology-work}
+MC=$TOP/contrib/minicluster/minicluster
+SM=$PREFIX/bin/stencil-map
+VERIFY=$PREFIX/bin/stencil-map-verify
+SO=$PREFIX/lib/slurm/stencil_map.so
+RECORDS=$WORK/records
+TASK=$WORK/task.sh
+USER1=stencilmap-u1
+SUITE=topology
+ONLY=${TOPO_ONLY:-}
+# shellcheck source=../lib/suite.sh
+. "$TOP/tests/lib/suite.sh"
+
+case "$PREFIX$ROOT$WORK$MINICLUSTER_DIR" in *"/tmp/"* | /tmp*)
+    echo "run.sh: TOPO_PREFIX, TOPO_BUILD_ROOT, TOPO_WORK and MINICLUSTER_DIR must be outside /tmp" >&2
+    exit 2 ;;
+esac
+[ "$(id -u)" -eq 0 ] || { echo "run.sh: must run as root (the minicluster needs it)" >&2; exit 2; }
+for cmd in "$MC" runuser useradd python3; do
+    command -v "$cmd" >/dev/null || { echo "run.sh: FATAL: $cmd not found" >&2; exit 1; }
+done
+
+# as CMD...: a client command as an ordinary user (in the work directory,
+# which that user can read)
+as() { (cd "$WORK" && mc runuser -u "$USER1" -- "$@"); }
+
+# The release under test, "22.05.8", and whether it has topology/block
+SLURM_RELEASE=
+has_block() {
+    [ -n "$SLURM_RELEASE" ] || SLURM_RELEASE=$(mc srun --version | awk '{ print $NF }')
+    [ "$(printf '%s\n23.11.0\n' "$SLURM_RELEASE" | sort -V | head -n1)" = 23.11.0 ]
+}
+
+topo_up() { # FILE
+    MINICLUSTER_TOPOLOGY=$1 cluster_up 8
+}
+
+# summary_levels ERR -> "X Y" of the line's first ", between WORD X (blocked Y)"
+summary_level() {
+    sed -n 's/^stencil-map: .* inter-node edges [0-9]* (blocked [0-9]*), between \(switches\|blocks\) \([0-9]*\) (blocked \([0-9]*\)).*$/\1 \2 \3/p' "$1" | tail -1
+}
+
+# ------------------------------------------------------------ tests ------
+# A step placed on Slurm's own topology (or the site's file with FILE):
+# ranks where `stencil-map plan --topology` puts them, the group figures of
+# the summary and the record those of `stencil-map score --topology` of
+# where the ranks ran, the record's groups those of the file.
+t_placed() { # SPEC TOPOLOGY_FILE WORD SOURCE GROUPS(json)
+    local spec=$1 file=$2 word=$3 source=$4 groups=$5
+    as salloc -N4 -n32 srun --stencil-map="$spec" "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    verify_run "$spec" out err 32 --topology "$file" || return 1
+    local got w x y
+    got=$(summary_level err)
+    read -r w x y <<<"$got"
+    [ -n "$got" ] && [ "$w" = "$word" ] || { fail "no ', between $word X (blocked Y)' on srun's line"; return 1; }
+    sort -n out | awk '/^[0-9]+ / { print $2 }' >observed
+    local nodelist cpus
+    read -r _ _ _ _ _ nodelist cpus _ < <(sort -n out | head -1)
+    "$SM" plan "$spec" --nodes "$nodelist" --slots "$cpus" --ranks 32 --algorithm blocked \
+        --hostfile blocked.hosts >/dev/null || { fail "blocked plan failed"; return 1; }
+    "$SM" score "$spec" --hostfile observed --ranks 32 --topology "$file" --json >score.json &&
+        "$SM" score "$spec" --hostfile blocked.hosts --ranks 32 --topology "$file" --json \
+            >score-blocked.json || { fail "stencil-map score --topology failed"; return 1; }
+    local sx sy
+    sx=$(json_get score.json 'd["levels"][0]["j_sum"]')
+    sy=$(json_get score-blocked.json 'd["levels"][0]["j_sum"]')
+    [ "$x" = "$sx" ] && [ "$y" = "$sy" ] ||
+        { fail "srun said between $word $x (blocked $y); stencil-map score --topology: $sx (blocked $sy)"; return 1; }
+    echo "between $word: srun $x (blocked $y) = score --topology of where the ranks ran"
+    if [ "${MORE_WITHOUT_LEVELS:-0}" = 1 ]; then
+        # the levels changed what was launched: the plan without them cuts more
+        local z
+        "$SM" plan "$spec" --nodes "$nodelist" --slots "$cpus" --ranks 32 --topology none \
+            --hostfile nolevels.hosts >/dev/null &&
+            "$SM" score "$spec" --hostfile nolevels.hosts --ranks 32 --topology "$file" --json \
+                >score-nolevels.json || { fail "plan without levels failed"; return 1; }
+        z=$(json_get score-nolevels.json 'd["levels"][0]["j_sum"]')
+        [ "$z" -gt "$x" ] || { fail "the plan without levels cuts $z between $word, srun's $x: the test cannot tell"; return 1; }
+        echo "without levels the plan would cut $z between $word"
+    fi
+    local rec
+    rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+    [ "$(json_get "$rec" 'd["topology"]["source"]')" = "$source" ] ||
+        { fail "record topology.source is not '$source'"; json_get "$rec" 'd.get("topology")'; return 1; }
+    [ "$(json_get "$rec" 'd["topology"]["levels"][0]["node_groups"]')" = "$groups" ] ||
+        { fail "record node_groups are not $groups"; return 1; }
+    [ "$(json_get "$rec" 'd["topology"]["levels"][0]["j_sum"]')" = "$x" ] &&
+        [ "$(json_get "$rec" 'd["topology"]["levels"][0]["blocked_j_sum"]')" = "$y" ] &&
+        [ "$(json_get "$rec" 'd["topology"]["levels"][0]["j_max"]')" = "$(json_get score.json 'd["levels"][0]["j_max"]')" ] ||
+        { fail "record figures between groups differ"; json_get "$rec" 'd["topology"]'; return 1; }
+    echo "record: source $source, groups $groups, J_sum $x, blocked $y"
+}
+
+# stencil-map-verify: observed = planned between groups, kept beside the
+# record, and stencil-map audit re-scores the record and agrees
+t_verify() { # SPEC
+    local spec=$1
+    as salloc -N4 -n32 srun --mpi=pmix --stencil-map="$spec" "$VERIFY" -v >out 2>err ||
+        { fail "stencil-map-verify failed"; cat out err; return 1; }
+    cat err out
+    grep -q '^stencil-map-verify: OK ' out || { fail "no OK line"; return 1; }
+    local line x
+    line=$(grep '^  level 0, between groups: ' out) || { fail "no level 0 line"; return 1; }
+    x=$(summary_level err | awk '{ print $2 }')
+    [[ $line == "  level 0, between groups: J_sum planned $x observed $x, J_max planned "* ]] ||
+        { fail "level 0: planned $x not observed: $line"; return 1; }
+    local pm om
+    pm=$(sed -n 's/.*J_max planned \([0-9]*\) observed \([0-9]*\)$/\1/p' <<<"$line")
+    om=$(sed -n 's/.*J_max planned \([0-9]*\) observed \([0-9]*\)$/\2/p' <<<"$line")
+    [ -n "$pm" ] && [ "$pm" = "$om" ] || { fail "level 0 J_max planned $pm, observed $om"; return 1; }
+    local result rec
+    result=$(sed -n 's/^  result recorded in //p' out)
+    rec=${result%.verify.json}.json
+    [ -f "$result" ] && [ -f "$rec" ] || { fail "no in-job result beside the record ($result)"; return 1; }
+    # the levels against the record and the in-job result; what Slurm says
+    # of the step's nodes is the audit suite's (--no-slurm: a job still
+    # completing lists fewer nodes on 26.05)
+    mc "$SM" audit --no-slurm --record "$rec" >audit.txt 2>&1 ||
+        { fail "stencil-map audit --record $rec says it is not consistent"; cat audit.txt; return 1; }
+    cat audit.txt
+    grep -q "topology .*1 level above the nodes" audit.txt &&
+        grep -q "level 0 observed J_sum $x, J_max $om between groups (as in the record)" audit.txt ||
+        { fail "audit does not show the level or the in-job result"; return 1; }
+}
+
+# topology=none (or a flat Slurm): planned, printed and recorded as without
+# a topology
+t_none() { # SPEC
+    local spec=$1
+    as salloc -N4 -n32 srun --stencil-map="$spec" "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    if grep -q 'between' err; then fail "srun's line has figures between groups"; return 1; fi
+    verify_run "$spec" out err 32 --topology none || return 1
+    local rec
+    rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+    if grep -q '"topology"' "$rec"; then fail "the record has a topology"; return 1; fi
+    awk '$0 ~ /STENCIL_MAP_LEVEL/ { exit 1 }' out || { fail "tasks got level variables"; return 1; }
+    echo "no levels: summary, placement and record as without a topology"
+}
+
+# a bad topology: srun fails naming it and no task starts; under
+# on_error=blocked the step runs blocked, loudly, with a record saying why
+t_bad() { # WANT_REGEX PLUGSTACK_ARGS...
+    local want=$1
+    shift
+    plugstack "$@"
+    local marker=$WORK/marker.$RANDOM$RANDOM
+    rm -f "$marker"
+    if as salloc -N4 -n32 srun --stencil-map=auto:2d:5pt touch "$marker" >out 2>err; then
+        fail "srun exited 0"; cat err; return 1
+    fi
+    cat err
+    grep -qE "^stencil-map: .*$want" err || { fail "stderr does not name '$want'"; return 1; }
+    [ ! -e "$marker" ] || { fail "a task started"; return 1; }
+    echo "on_error=fail: srun failed naming '$want', no task started"
+    plugstack "$@" on_error=blocked
+    as salloc -N4 -n32 srun --stencil-map=auto:2d:5pt "$TASK" >out 2>err ||
+        { fail "on_error=blocked: srun failed"; cat err; return 1; }
+    cat err
+    grep -qE "WARNING: .*$want" err && grep -q 'launching WITHOUT stencil placement' err ||
+        { fail "no warning naming '$want'"; return 1; }
+    awk '/^[0-9]+ / && ($5 != "blocked" || $3 != "-") { exit 1 }' out ||
+        { fail "tasks are not launched blocked"; return 1; }
+    local rec
+    rec=$(awk '/^[0-9]+ / { print $9; exit }' out)
+    json_get "$rec" 'd["fallback"]["reason"]' | grep -qE "$want" ||
+        { fail "record fallback reason does not name '$want'"; cat "$rec"; return 1; }
+    echo "on_error=blocked: launched blocked, warned, record says so"
+}
+
+# 22.05 has no topology/block: the minicluster refuses a block file by name
+t_block_refused() {
+    if MINICLUSTER_DIR=$WORK/refused MINICLUSTER_TOPOLOGY=$WORK/block.conf "$MC" up >out 2>&1; then
+        fail "minicluster up accepted a block topology on Slurm $SLURM_RELEASE"
+        MINICLUSTER_DIR=$WORK/refused "$MC" down >/dev/null 2>&1
+        return 1
+    fi
+    cat out
+    grep -q 'topology/block needs Slurm 23.11 or later' out || { fail "no clear refusal"; return 1; }
+}
+
+# ------------------------------------------------------------ main -------
+mkdir -p "$WORK/logs" "$RECORDS"
+chmod 755 "$WORK"
+chmod 1777 "$RECORDS"
+rm -rf "${RECORDS:?}"/* "$WORK"/logs/* "$WORK"/verify.* "$WORK"/marker.*
+cp "$TOP/tests/integration/task.sh" "$TASK"
+chmod 755 "$TASK"
+id "$USER1" >/dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/sh "$USER1" ||
+    { echo "run.sh: FATAL: cannot create user $USER1" >&2; exit 1; }
+# Slurm's topology: two leaf switches under a root, one for node1 and
+# node3, one for node2 and node4, which a plan without levels (and Slurm's
+# block layout) cuts more than a plan on them; the site's file groups the
+# nodes in order (1 with 2, 3 with 4); blocks of two
+cat >"$WORK/tree.conf" <<'EOF'
+SwitchName=odd Nodes=node[1,3]
+SwitchName=even Nodes=node[2,4]
+SwitchName=root Switches=odd,even
+EOF
+cat >"$WORK/site.conf" <<'EOF'
+# the site's own view of its network
+SwitchName=leaf1 Nodes=node[1-2]
+SwitchName=leaf2 Nodes=node[3-4]
+SwitchName=top Switches=leaf[1-2]
+EOF
+cat >"$WORK/block.conf" <<'EOF'
+BlockName=b1 Nodes=node[1-2]
+BlockName=b2 Nodes=node[3-4]
+BlockSizes=2,4
+EOF
+# the bad ones
+printf 'SwitchName=a Nodes=node[1-3]\nSwitchName=b Nodes=node[3-4]\nSwitchName=t Switches=a,b\n' \
+    >"$WORK/twice.conf"
+printf 'SwitchName=a Nodes=node[1-2]\nSwitchName=b Nodes=node3\nSwitchName=t Switches=a,b\n' \
+    >"$WORK/partial.conf"
+printf 'SwitchName=a Nodes=node[1-2]\nSwitchName=b Nodes=node[3-4]\nSwitchName=x Switches=a,y\nSwitchName=y Switches=b,x\n' \
+    >"$WORK/loop.conf"
+printf 'SwitchName=a Nodes=cn[1-2]\nSwitchName=b Nodes=cn[3-4]\n' >"$WORK/foreign.conf"
+printf 'SwitchName=a Nodes=node[1-4]\n' >"$WORK/secret.conf"
+chmod 0644 "$WORK"/*.conf
+chmod 0600 "$WORK/secret.conf" # root's: srun runs as the user
+
+if [ "${TOPO_SKIP_BUILD:-0}" != 1 ]; then
+    SMC_BUILD_ROOT=$ROOT "$TOP/tests/integration/build.sh" "$PREFIX" >"$WORK/build.log" 2>&1 ||
+        { echo "run.sh: FATAL: build failed" >&2; tail -40 "$WORK/build.log" >&2; echo "0 passed, 1 failed"; exit 1; }
+fi
+[ -f "$SO" ] && [ -x "$SM" ] && [ -x "$VERIFY" ] || { echo "run.sh: FATAL: $SO, $SM or $VERIFY missing" >&2; exit 1; }
+chmod -R a+rX "$PREFIX"
+
+echo "== 4 nodes x 8 CPUs under two leaf switches (topology/tree)"
+topo_up "$WORK/tree.conf"
+MORE_WITHOUT_LEVELS=1 run_test tree-slurm t_placed auto:2d:5pt "$WORK/tree.conf" switches \
+    "slurm (topology/tree)" "[0, 1, 0, 1]"
+run_test tree-slurm-3d t_placed auto:3d:7pt "$WORK/tree.conf" switches "slurm (topology/tree)" "[0, 1, 0, 1]"
+run_test tree-verify-audit t_verify auto:2d:5pt
+plugstack "topology=$WORK/site.conf"
+run_test tree-site-file t_placed auto:2d:5pt "$WORK/site.conf" switches "file $WORK/site.conf" "[0, 0, 1, 1]"
+plugstack topology=none
+run_test tree-topology-none t_none auto:2d:5pt
+run_test bad-node-twice t_bad 'node3 is in both' "topology=$WORK/twice.conf"
+run_test bad-node-missing t_bad 'node4 is in no switch' "topology=$WORK/partial.conf"
+run_test bad-loop t_bad 'loop' "topology=$WORK/loop.conf"
+run_test bad-foreign t_bad "names none of the step's nodes" "topology=$WORK/foreign.conf"
+run_test bad-unreadable t_bad 'secret.conf.*Permission denied' "topology=$WORK/secret.conf"
+run_test bad-absent t_bad 'absent.conf.*cannot open' "topology=$WORK/absent.conf"
+plugstack
+if has_block; then
+    echo "== the same nodes in two blocks (topology/block, Slurm $SLURM_RELEASE)"
+    topo_up "$WORK/block.conf"
+    run_test block-slurm t_placed auto:2d:5pt "$WORK/block.conf" blocks "slurm (topology/block)" "[0, 0, 1, 1]"
+    run_test block-verify-audit t_verify auto:2d:5pt
+else
+    run_test block-refused t_block_refused
+fi
+cluster_down
+suite_summary

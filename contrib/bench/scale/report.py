@@ -421,6 +421,9 @@ def svg_chart(d, big, path, note):
         e.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-dasharray="4,3"/>' % (
             left, left + pw, y(1), y(1)))
         for i, c in enumerate(cases):
+            if i and scale_of(c) != scale_of(cases[i - 1]):  # a line between the scales
+                e.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#888"/>' % (
+                    left + i * gw, left + i * gw, y0, y0 + ph))
             gx = left + i * gw + 9
             for j, a in enumerate(BARS):
                 r = d.best_construction(c, n) if a == "construction" else d.row(c, n, a)
@@ -432,6 +435,9 @@ def svg_chart(d, big, path, note):
                          '%.1f us, J_max %d, L_max %.1f</title></rect>' % (
                              x, y(s), y(0) - y(s), COLOURS[a], escape(c), n, r["alg"], s, r["us"], r["j_max"],
                              r["l_max"]))
+                if a == "auto-max":  # the plan's figure, written above its bar
+                    e.append('<text x="%.1f" y="%.1f" font-size="8" text-anchor="middle">%.2f</text>' % (
+                        x + 7, y(s) - 3, s))
             e.append('<text transform="translate(%.1f,%.1f) rotate(35)" font-size="10">%s</text>' % (
                 gx, y0 + ph + 12, escape(c)))
     lx, ly = left + pw + 12, top + 10

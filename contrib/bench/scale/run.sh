@@ -14,7 +14,8 @@
 # blocked, each construction and auto (objective max and sum), `stencil-map
 # compare --hostfiles` for Scotch's mapping, `stencil-map plan --topology`
 # for the levelled plan when the CLI has it.  Placements with the same
-# hostfile are simulated once.  Each simulation runs alone, under nice 19.
+# hostfile are simulated once.  Each simulation runs alone, under nice 19
+# (SCALE_NICE).
 # It must be the placement it stands for, or the bench fails: SMPI's own
 # map of ranks to hosts (smpirun -map) must be the hostfile, and up to
 # SCALE_COUNT_MAX ranks the halo first sends every neighbour its host's
@@ -38,7 +39,8 @@
 #      SCALE_OUT (results/ beside this script), SCALE_WORK
 #      (/var/lib/stencilmap-scale: hostfiles, logs, the built halo),
 #      STENCIL_MAP (the stencil-map to plan with; default TOP/_build/cli/),
-#      SMPICC (smpicc), SCALE_NO_REPORT=1 (only simulate).
+#      SMPICC (smpicc), SCALE_NO_REPORT=1 (only simulate),
+#      SCALE_NICE (19: the niceness each simulation runs at).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -52,6 +54,7 @@ ITERS=${SCALE_ITERS:-1}
 BYTES=${SCALE_BYTES:-262144}
 LIMIT=${SCALE_LIMIT:-14400}
 COUNT_MAX=${SCALE_COUNT_MAX:-1024}
+NICE=${SCALE_NICE:-19}
 CASES_FILE=${SCALE_CASES_FILE:-$HERE/cases.txt}
 CAL_FILE=${SCALE_CALIBRATION:-$HERE/calibration.txt}
 ALL_ALGS="blocked auto-max auto-sum hyperplane strips kdtree nodecart bisect scotch levelled"
@@ -62,6 +65,7 @@ die() { echo "scale: $*" >&2; exit 1; }
 for v in ITERS BYTES LIMIT COUNT_MAX; do
     [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "SCALE_$v must be a positive integer (got '${!v}')"
 done
+[[ $NICE =~ ^[0-9]+$ ]] && [ "$NICE" -le 19 ] || die "SCALE_NICE must be 0 to 19 (got '$NICE')"
 [ -x "$SM" ] || die "$SM not found: build the tree first (or set STENCIL_MAP)"
 command -v "$SMPICC" >/dev/null || die "$SMPICC not found: SimGrid's SMPI is needed (Debian: libsimgrid-dev; contrib/install-deps.sh installs it)"
 command -v smpirun >/dev/null || die "smpirun not found (Debian: libsimgrid-dev)"
@@ -346,7 +350,7 @@ simulate() { # NAME DIMS STENCIL NET RUNNER HOSTFILE JSUM RANKS
     [ -n "$lmax" ] || { echo "scale: linkload.py failed on $hf ($net)" >&2; FAILED=$((FAILED + 1)); return 1; }
     count=$([ "$ranks" -le "$COUNT_MAX" ] && echo 1 || echo 0)
     echo "+ smpirun -map -platform $PLAT/$net.xml -hostfile $hf -np $ranks ${SMPI_OPTS[*]} $HALO --dims $dims --stencil '$(offsets_of "$stencil")' -s $BYTES -i $ITERS --count $count" >"$log"
-    /usr/bin/time -o "$log.time" -f '%e %U %S %M' timeout "$LIMIT" nice -n 19 \
+    /usr/bin/time -o "$log.time" -f '%e %U %S %M' timeout "$LIMIT" nice -n "$NICE" \
         smpirun -map -platform "$PLAT/$net.xml" -hostfile "$hf" -np "$ranks" "${SMPI_OPTS[@]}" \
         "$HALO" --dims "$dims" --stencil "$(offsets_of "$stencil")" -s "$BYTES" -i "$ITERS" --count "$count" \
         >>"$log" 2>&1 &

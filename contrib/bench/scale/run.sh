@@ -288,22 +288,23 @@ for c in "${CASES[@]}"; do
     read -r name dims stencil _ _ _ nets <<<"$c"
     score_levels "$name" "$dims" "$stencil" "$nets"
 done
-# plans.tsv: the planned cases' rows replace their earlier ones
+# plans.tsv: the planned cases' rows replace their earlier ones; with
+# SCALE_ALGS only those placements' rows (the case's others stay)
+KEEP_ARGS=(-v planned="$(for c in "${CASES[@]}"; do echo "${c%% *}"; done | tr '\n' ' ')" -v algs="${SCALE_ALGS:-}")
+KEEP_PROG='BEGIN { n = split(planned, p, " "); for (i = 1; i <= n; i++) skip[p[i]] = 1
+                   n = split(algs, a, " "); for (i = 1; i <= n; i++) only[a[i]] = 1 }
+           !($1 in skip) || (n > 0 && !($3 in only))'
 {
     printf '%s\n' "$PLANS_HEAD"
     if [ -s "$OUT/plans.tsv" ]; then
-        tail -n +2 "$OUT/plans.tsv" | awk -F'\t' -v planned="$(for c in "${CASES[@]}"; do echo "${c%% *}"; done | tr '\n' ' ')" '
-            BEGIN { n = split(planned, p, " "); for (i = 1; i <= n; i++) skip[p[i]] = 1 }
-            !($1 in skip)'
+        tail -n +2 "$OUT/plans.tsv" | awk -F'\t' "${KEEP_ARGS[@]}" "$KEEP_PROG"
     fi
     for c in "${CASES[@]}"; do cat "$WORK/plans-${c%% *}.tsv"; done
 } >"$WORK/plans.tsv.new" && mv "$WORK/plans.tsv.new" "$OUT/plans.tsv"
 {
     printf 'case\tnetwork\talg\tlevel\tgroups\tj_sum\tj_max\n'
     if [ -s "$OUT/levels.tsv" ]; then
-        tail -n +2 "$OUT/levels.tsv" | awk -F'\t' -v planned="$(for c in "${CASES[@]}"; do echo "${c%% *}"; done | tr '\n' ' ')" '
-            BEGIN { n = split(planned, p, " "); for (i = 1; i <= n; i++) skip[p[i]] = 1 }
-            !($1 in skip)'
+        tail -n +2 "$OUT/levels.tsv" | awk -F'\t' "${KEEP_ARGS[@]}" "$KEEP_PROG"
     fi
     for c in "${CASES[@]}"; do cat "$WORK/levels-${c%% *}.tsv"; done
 } >"$WORK/levels.tsv.new" && mv "$WORK/levels.tsv.new" "$OUT/levels.tsv"

@@ -16,6 +16,7 @@ struct cli_opts {
     const char *hostfile;
     const char *sockets;    /* --sockets COUNTS, per node */
     const char *socketfile; /* --socketfile FILE */
+    const char *hostfiles;  /* compare --hostfiles DIR: one hostfile per row */
     sml_launcher launcher;  /* --launcher NAME, default slurm */
     const char *output;     /* --output FILE (plan: --hostfile FILE too) */
     const char *output_option; /* the option that named it, for messages */
@@ -73,6 +74,10 @@ json_t *cli_levels_json(const smp_placement *pl, const smp_placement *blocked,
 void cli_json_print(json_t *obj, size_t flags);
 /* stencil-map --version */
 void cli_version(FILE *out);
+/* Writes pl's hostfile (line r = node of rank r) to path, "-" for stdout;
+ * what names the file in messages: "--hostfile FILE" or the like. */
+int cli_write_hostfile(const char *path, const char *what, const smp_nodes *nodes,
+                       const smp_placement *pl);
 /* Prints "stencil-map: <msg>" and returns the status as exit code. */
 int cli_fail(const smp_error *err);
 double cli_now(void);

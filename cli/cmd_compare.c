@@ -1,14 +1,56 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map compare: every algorithm on one instance, side by side,
- * and Scotch's mapping as the reference when built with libscotch. */
+ * and Scotch's mapping as the reference when built with libscotch; with
+ * --hostfiles DIR each row's placement as DIR/<row>.hosts, so that all of
+ * them can be run (the scale bench runs Scotch's this way). */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #ifdef SMP_WITH_SCOTCH
 #include "scotch_map.h"
 #endif
+
+/* --hostfiles DIR: made when missing (one level), refused when it is not
+ * a directory. */
+static int hostfiles_dir(const char *dir)
+{
+    smp_error err;
+    struct stat st;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "--hostfiles %s: cannot create: %m", dir);
+        return cli_fail(&err);
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        smp_error_set(&err, SMP_ERR_INPUT, "--hostfiles %s: not a directory", dir);
+        return cli_fail(&err);
+    }
+    return 0;
+}
+
+/* The row's placement as DIR/<name>.hosts, its path in the JSON row. */
+static int row_hostfile(const struct cli_opts *o, const char *name, const smp_nodes *nodes,
+                        const smp_placement *pl, json_t *row)
+{
+    if (!o->hostfiles)
+        return 0;
+    size_t len = strlen(o->hostfiles) + strlen(name) + 8;
+    char *path = malloc(len);
+    if (!path) {
+        smp_error err;
+        smp_error_set(&err, SMP_ERR_SYSTEM, "compare: out of memory");
+        return cli_fail(&err);
+    }
+    snprintf(path, len, "%s/%s.hosts", o->hostfiles, name);
+    int rc = cli_write_hostfile(path, "--hostfiles", nodes, pl);
+    if (!rc && row)
+        json_object_set_new(row, "hostfile", json_string(path));
+    free(path);
+    return rc;
+}
 
 /* The figures auto optimises: weighted J_sum (then J_max) when the stencil
  * has weights, else the edge counts; ratios are taken of these. */
@@ -92,12 +134,21 @@ static int scotch_row(const struct cli_instance *in, const smp_score *base, json
     if (!s && in->levels.nlevels > 0) /* the same groups, scored alike */
         s = smp_levels_score_compute(&spec->grid, &spec->stencil, map, nodes->count, &in->levels,
                                      lp.level, &err);
-    free(map);
-    if (s)
+    if (s) {
+        free(map);
         return cli_fail(&err);
+    }
+    /* Scotch's answer as it is, also when it overfills a node (info says) */
+    smp_placement pl = {.ranks = spec->grid.size, .nnodes = nodes->count, .node_of_rank = map};
     bool weighted = smp_stencil_weighted(&spec->stencil);
+    json_t *row = o->json ? json_figures("scotch", &sc, base, weighted, ms / 1e3) : NULL;
+    int rc = row_hostfile(o, "scotch", nodes, &pl, row);
+    free(map);
+    if (rc) {
+        json_decref(row);
+        return rc;
+    }
     if (o->json) {
-        json_t *row = json_figures("scotch", &sc, base, weighted, ms / 1e3);
         json_t *more = json_pack("{s:s,s:b,s:i,s:I,s:i}", "version", smp_scotch_version(),
                                  "exact_capacities", info.exact, "overfull_nodes", info.overfull,
                                  "max_excess", (json_int_t)info.max_excess, "over_slots_nodes",
@@ -246,10 +297,15 @@ static int compare_one(const struct cli_instance *in, struct row *r, smp_score *
     int rc = 0;
     if (in->sockets)
         rc = cli_socket_split(&in->spec, &r->pl, in->sockets, NULL, &r->ss, &r->ns);
-    if (!rc && in->o.json)
-        json_array_append_new(rows, json_row(in, r, base));
+    json_t *row = !rc && in->o.json ? json_row(in, r, base) : NULL;
+    if (!rc)
+        rc = row_hostfile(&in->o, name, &in->nodes, &r->pl, row);
+    if (!rc && row)
+        json_array_append_new(rows, row);
     else if (!rc)
         print_row(in, r, base);
+    else
+        json_decref(row);
     smp_placement_free(&r->pl);
     return rc;
 }
@@ -260,6 +316,10 @@ int cmd_compare(int argc, char **argv)
     int rc = cli_instance_load(argc, argv, "compare", &in);
     if (rc)
         return rc;
+    if (in.o.hostfiles && (rc = hostfiles_dir(in.o.hostfiles))) {
+        cli_instance_free(&in);
+        return rc;
+    }
     smp_score base = {0};
     json_t *rows = json_array();
     if (!in.o.json)
@@ -290,6 +350,8 @@ int cmd_compare(int argc, char **argv)
         cli_json_print(j, JSON_INDENT(2));
     } else {
         json_decref(rows);
+        if (!rc && in.o.hostfiles)
+            printf("\nhostfiles: %s/<algorithm>.hosts\n", in.o.hostfiles);
     }
     cli_instance_free(&in);
     return rc;

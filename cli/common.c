@@ -16,6 +16,21 @@ double cli_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+int cli_write_hostfile(const char *path, const char *what, const smp_nodes *nodes,
+                       const smp_placement *pl)
+{
+    smp_error err;
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "%s %s: cannot create: %m", what, path);
+        return cli_fail(&err);
+    }
+    smp_status s = smp_hostfile_write(f, nodes, pl, &err);
+    if (f != stdout && fclose(f) != 0 && !s)
+        s = smp_error_set(&err, SMP_ERR_SYSTEM, "%s %s: write failed", what, path);
+    return s ? cli_fail(&err) : 0;
+}
+
 int cli_fail(const smp_error *err)
 {
     fprintf(stderr, "stencil-map: %s\n", err->msg);
@@ -50,7 +65,7 @@ static bool option_used(const char *cmd, const char *opt)
         {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map topology "
                  "levels-mode launcher output env "},
         {"score", " hostfile ranks json map topology "},
-        {"compare", " nodes slots ranks sockets json map topology levels-mode "},
+        {"compare", " nodes slots ranks sockets hostfiles json map topology levels-mode "},
     };
     char key[40];
     snprintf(key, sizeof(key), " %s ", opt);
@@ -96,7 +111,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         {"sockets", required_argument, NULL, 'k'}, {"socketfile", required_argument, NULL, 'K'},
         {"topology", required_argument, NULL, 't'}, {"levels-mode", required_argument, NULL, 'M'},
         {"launcher", required_argument, NULL, 'L'}, {"output", required_argument, NULL, 'o'},
-        {"env", no_argument, NULL, 'e'},           {NULL, 0, NULL, 0},
+        {"env", no_argument, NULL, 'e'},           {"hostfiles", required_argument, NULL, 'D'},
+        {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
     opterr = 0;
@@ -114,6 +130,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         case 'f': o->hostfile = optarg; break;
         case 'k': o->sockets = optarg; break;
         case 'K': o->socketfile = optarg; break;
+        case 'D': o->hostfiles = optarg; break;
         case 'j': o->json = true; break;
         case 'o': o->output = optarg; break;
         case 'e': o->env = true; break;

@@ -120,7 +120,7 @@ static void compare_usage(FILE *out)
 {
     fputs("usage: stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                          [--sockets COUNTS] [--topology FILE]\n"
-          "                          [--levels-mode M] [--json] [--map]\n"
+          "                          [--levels-mode M] [--hostfiles DIR] [--json] [--map]\n"
           "\n"
           "Puts every algorithm's J_sum and J_max side by side; when built with\n"
           "Scotch, Scotch's mapping is the last row, for comparison.  With network\n"
@@ -135,7 +135,9 @@ static void compare_usage(FILE *out)
           out);
     fputs(topology_lines, out);
     fputs(levels_mode_lines, out);
-    fputs("--json            one JSON object\n"
+    fputs("--hostfiles DIR   write each row's placement as DIR/ALGORITHM.hosts\n"
+          "                  (line r = node of rank r; DIR is made if missing)\n"
+          "--json            one JSON object\n"
           "--map             draw each algorithm's placement, one letter per node\n"
           "--help            this text\n"
           "\n",
@@ -241,7 +243,7 @@ void cli_usage(FILE *out)
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "       stencil-map learn DIR [--output SPEC]\n"
           "       stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
-          "                          [--json] [--map]\n"
+          "                          [--hostfiles DIR] [--json] [--map]\n"
           "       stencil-map draw SPEC (--nodes HOSTLIST --slots COUNTS | --hostfile FILE)\n"
           "                       --svg OUT [...]\n"
           "       stencil-map audit (JOBID[.STEP] | --record FILE | --since DATE | --user U |\n"

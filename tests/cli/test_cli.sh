@@ -169,6 +169,26 @@ esac
 # nodecart cannot split 30 ranks on nodes of 8: compare reports, does not fail
 run 0 compare-nodecart-na compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30
 check_cmd "compare: nodecart n/a when it does not apply" grep -q '^nodecart .*n/a' "$work/compare-nodecart-na.out"
+# --hostfiles DIR: one hostfile per row, each the placement plan writes and
+# scored as the row says; none for an infeasible nodecart
+run 0 compare-hostfiles compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30 --hostfiles "$work/hf" --json
+rows=$(python3 -c 'import json,sys; print(" ".join(r["algorithm"] for r in json.load(open(sys.argv[1]))["algorithms"] if "hostfile" in r))' "$work/compare-hostfiles.out")
+check_cmd "compare --hostfiles: a file per feasible row, none for nodecart ($rows)" \
+    test "$(ls "$work/hf" | tr '\n' ' ')" = "$(for a in $rows; do echo "$a.hosts"; done | sort | tr '\n' ' ')"
+for alg in $rows; do
+    j=$(python3 -c 'import json,sys; r=[r for r in json.load(open(sys.argv[1]))["algorithms"] if r["algorithm"]==sys.argv[2]][0]; print("%d/%d" % (r["j_sum"], r["j_max"]))' "$work/compare-hostfiles.out" "$alg")
+    run 0 "compare-hf-score-$alg" score auto:2d:5pt --hostfile "$work/hf/$alg.hosts" --json
+    check_cmd "compare --hostfiles: $alg.hosts scores as its row ($j)" \
+        test "$(jget "$work/compare-hf-score-$alg.out" j_sum)/$(jget "$work/compare-hf-score-$alg.out" j_max)" = "$j"
+done
+run 0 compare-hf-plan plan auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30 --hostfile "$work/plan-auto.hosts"
+check_cmd "compare --hostfiles: auto.hosts is plan's hostfile" cmp -s "$work/hf/auto.hosts" "$work/plan-auto.hosts"
+run 0 compare-hostfiles-text compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32 --hostfiles "$work/hf2"
+check_cmd "compare --hostfiles: the table says where" grep -q "^hostfiles: $work/hf2/<algorithm>.hosts" "$work/compare-hostfiles-text.out"
+: >"$work/not-a-dir"
+run 2 compare-hostfiles-file compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32 --hostfiles "$work/not-a-dir"
+check_cmd "compare --hostfiles FILE: refused, naming the option" grep -q -- "--hostfiles $work/not-a-dir: not a directory" "$work/compare-hostfiles-file.err"
+run 2 plan-hostfiles plan auto:2d:5pt --nodes 'n[1-4]' --slots 8 --hostfiles "$work/hf3"
 
 # ---- the thesis worked example ---------------------------------------------
 printf '{"grid": {"dims": [4, 3]}, "stencil": "nearest"}\n' >"$work/thesis.json"

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include "stencilmap.h"
 
+/* msg.c */
 stencilmap_status sm_msg(char *msg, size_t len, stencilmap_status st, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

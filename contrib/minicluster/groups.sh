@@ -51,6 +51,8 @@ net_hostlist_numbers() {
 net_topology_leaves() {
     local f=$1 line w nodes kind
     [ -r "$f" ] || die "MINICLUSTER_TOPOLOGY=$f is not readable (for MINICLUSTER_GROUPS)"
+    [[ $f != *.yaml ]] ||
+        die "MINICLUSTER_GROUPS needs MINICLUSTER_TOPOLOGY in topology.conf syntax (a topology.yaml may hold several networks; give the groups as sizes or hostlists)"
     while IFS= read -r line || [ -n "$line" ]; do
         line=${line%%#*}
         nodes="" kind=""

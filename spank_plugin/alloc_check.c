@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The job's node list as slurmctld knows it now (plugin only: it needs
- * libslurm, which srun has loaded). */
+/* The job's allocation as slurmctld knows it now: its node list, its
+ * partition (plugin only: it needs libslurm, which srun has loaded). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,28 +31,56 @@ static int lookup(uint32_t job, resource_allocation_response_msg_t **resp)
 #endif
 }
 
-int sm_alloc_check_current(const smp_nodes *nodes, char *msg, size_t n)
+/* The job of SLURM_JOB_ID as slurmctld allocated it: the lookup srun makes
+ * itself for a step in an existing allocation, lighter than a job info
+ * query.  NULL with a message when there is none. */
+static resource_allocation_response_msg_t *current(unsigned long *job, char *msg, size_t n)
 {
     const char *id = getenv("SLURM_JOB_ID");
     char *end;
     errno = 0;
-    unsigned long job = id ? strtoul(id, &end, 10) : 0;
-    if (!id || errno || end == id || *end || job == 0 || job > UINT32_MAX) {
+    *job = id ? strtoul(id, &end, 10) : 0;
+    if (!id || errno || end == id || *end || *job == 0 || *job > UINT32_MAX) {
         snprintf(msg, n, "SLURM_JOB_ID '%.40s' is not a job id", id ? id : "");
-        return -1;
+        return NULL;
     }
-    /* the lookup srun makes itself for a step in an existing allocation:
-     * lighter than a job info query */
     resource_allocation_response_msg_t *resp = NULL;
-    if (lookup((uint32_t)job, &resp) != SLURM_SUCCESS || !resp) {
+    if (lookup((uint32_t)*job, &resp) != SLURM_SUCCESS || !resp) {
         /* libslurm leaves its error in errno (slurm_get_errno, which only
          * returned it, is gone from 24.11 on) */
         int e = errno;
-        snprintf(msg, n, "cannot ask slurmctld about job %lu: %s", job, slurm_strerror(e));
+        snprintf(msg, n, "cannot ask slurmctld about job %lu: %s", *job, slurm_strerror(e));
         if (resp)
             slurm_free_resource_allocation_response_msg(resp);
-        return -1;
+        return NULL;
     }
+    return resp;
+}
+
+int sm_alloc_partition(char *part, size_t part_len, char *msg, size_t n)
+{
+    unsigned long job;
+    resource_allocation_response_msg_t *resp = current(&job, msg, n);
+    if (!resp)
+        return -1;
+    int rc = 0;
+    if (!resp->partition || !resp->partition[0]) {
+        snprintf(msg, n, "slurmctld names no partition for job %lu", job);
+        rc = -1;
+    } else if ((size_t)snprintf(part, part_len, "%s", resp->partition) >= part_len) {
+        snprintf(msg, n, "job %lu: partition name '%.60s...' is too long", job, resp->partition);
+        rc = -1;
+    }
+    slurm_free_resource_allocation_response_msg(resp);
+    return rc;
+}
+
+int sm_alloc_check_current(const smp_nodes *nodes, char *msg, size_t n)
+{
+    unsigned long job;
+    resource_allocation_response_msg_t *resp = current(&job, msg, n);
+    if (!resp)
+        return -1;
     const char *now = resp->node_list ? resp->node_list : "";
     char **cur = NULL;
     int ncur = 0;

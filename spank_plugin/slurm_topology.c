@@ -15,7 +15,9 @@
  *   25.05 and on   slurm_load_topo(msg **, char *name): NULL is the default
  *                  topology; print(FILE *, msg, node_list, unit,
  *                  one_liner).  From 25.11 topo_info is a void *, so the
- *                  plugin is told from the printed lines.
+ *                  plugin is told from the printed lines.  topology.yaml
+ *                  may define several topologies, one per partition: the
+ *                  one of the job's partition is read (two RPCs more).
  *
  * Each plugin's printer asks SLURM_TOPO_LEN how much of a line to keep
  * (topology_tree.c, topology_block.c): unset while printing, so no line is
@@ -31,18 +33,59 @@
 #include <slurm/slurm_errno.h>
 #include <slurm/slurm_version.h>
 
+#include "alloc_check.h"
 #include "slurm_topology.h"
 
 #define V(a, b) SLURM_VERSION_NUM(a, b, 0)
 
-static int load(topo_info_response_msg_t **resp)
+static int load(topo_info_response_msg_t **resp, char *name)
 {
 #if SLURM_VERSION_NUMBER >= V(25, 5)
-    return slurm_load_topo(resp, NULL); /* the default topology */
+    return slurm_load_topo(resp, name); /* NULL: the cluster's default */
 #else
+    (void)name; /* one topology per cluster */
     return slurm_load_topo(resp);
 #endif
 }
+
+#if SLURM_VERSION_NUMBER >= V(25, 5)
+/* From 25.05 topology.yaml may define several topologies, and a partition
+ * picks one with Topology=NAME (partition_info_t.topology_name; none: the
+ * cluster's default, src/slurmctld/partition_mgr.c).  A step runs in its
+ * job's partition, so its nodes are planned on that partition's topology:
+ * the job's partition (one lookup), then the partitions (one query).
+ * *name stays NULL for the default. */
+static int partition_topology(char **name, char *part, size_t part_len, char *msg, size_t n)
+{
+    *name = NULL;
+    if (sm_alloc_partition(part, part_len, msg, n))
+        return -1;
+    partition_info_msg_t *pm = NULL;
+    if (slurm_load_partitions((time_t)0, &pm, SHOW_ALL) != SLURM_SUCCESS || !pm) {
+        int e = errno;
+        snprintf(msg, n, "cannot ask slurmctld which topology partition %s uses: %s", part,
+                 slurm_strerror(e));
+        return -1;
+    }
+    int found = 0, rc = 0;
+    for (uint32_t i = 0; i < pm->record_count && !found; i++) {
+        const partition_info_t *p = &pm->partition_array[i];
+        if (!p->name || strcmp(p->name, part))
+            continue;
+        found = 1;
+        if (p->topology_name && p->topology_name[0] && !(*name = strdup(p->topology_name))) {
+            snprintf(msg, n, "network topology: out of memory");
+            rc = -1;
+        }
+    }
+    slurm_free_partition_info_msg(pm);
+    if (!found) {
+        snprintf(msg, n, "slurmctld does not show the job's partition %s", part);
+        rc = -1;
+    }
+    return rc;
+}
+#endif
 
 static void print(FILE *out, topo_info_response_msg_t *resp)
 {
@@ -115,28 +158,17 @@ static const char *plugin_of_line(const char *line)
     return NULL;
 }
 
-int sm_slurm_topology_read(char **text, char *plugin, size_t plugin_len, char *msg, size_t n)
+/* The reply's lines into *text (NULL when there is no level above the
+ * nodes), and the plugin that printed them into plugin. */
+static int read_reply(topo_info_response_msg_t *resp, char **text, char *plugin,
+                      size_t plugin_len, char *msg, size_t n)
 {
-    *text = NULL;
-    plugin[0] = '\0';
-    topo_info_response_msg_t *resp = NULL;
-    if (load(&resp) != SLURM_SUCCESS || !resp) {
-        int e = errno; /* libslurm's error, as in alloc_check.c */
-        snprintf(msg, n, "cannot ask slurmctld for the network topology: %s",
-                 resp ? slurm_strerror(e) : e ? slurm_strerror(e) : "no answer");
-        if (resp)
-            slurm_free_topo_info_msg(resp);
-        return -1;
-    }
-    if (has_records(resp, plugin, plugin_len)) {
-        slurm_free_topo_info_msg(resp);
+    if (has_records(resp, plugin, plugin_len))
         return 0;
-    }
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     if (!out) {
-        slurm_free_topo_info_msg(resp);
         snprintf(msg, n, "network topology: cannot open a memory stream: %s", strerror(errno));
         return -1;
     }
@@ -152,7 +184,6 @@ int sm_slurm_topology_read(char **text, char *plugin, size_t plugin_len, char *m
         bad = 1;
     if (cut)
         setenv("SLURM_TOPO_LEN", saved, 1);
-    slurm_free_topo_info_msg(resp);
     if (bad) {
         free(buf);
         snprintf(msg, n, "network topology: cannot print slurmctld's answer (out of memory?)");
@@ -172,4 +203,37 @@ int sm_slurm_topology_read(char **text, char *plugin, size_t plugin_len, char *m
     }
     *text = buf;
     return 0;
+}
+
+int sm_slurm_topology_read(char **text, char *plugin, size_t plugin_len, char *msg, size_t n)
+{
+    *text = NULL;
+    plugin[0] = '\0';
+    char *name = NULL, part[64] = "";
+#if SLURM_VERSION_NUMBER >= V(25, 5)
+    if (partition_topology(&name, part, sizeof(part), msg, n))
+        return -1;
+#endif
+    topo_info_response_msg_t *resp = NULL;
+    if (load(&resp, name) != SLURM_SUCCESS || !resp) {
+        int e = errno; /* libslurm's error, as in alloc_check.c */
+        char which[160] = "the network topology";
+        if (name)
+            snprintf(which, sizeof(which), "topology %.60s (partition %.60s's)", name, part);
+        snprintf(msg, n, "cannot ask slurmctld for %s: %s", which,
+                 resp ? slurm_strerror(e) : e ? slurm_strerror(e) : "no answer");
+        if (resp)
+            slurm_free_topo_info_msg(resp);
+        free(name);
+        return -1;
+    }
+    int rc = read_reply(resp, text, plugin, plugin_len, msg, n);
+    slurm_free_topo_info_msg(resp);
+    if (!rc && name) { /* the source says which of the topologies */
+        size_t k = strlen(plugin);
+        snprintf(plugin + k, plugin_len - k, "%stopology %.32s of partition %.32s",
+                 k ? ", " : "", name, part);
+    }
+    free(name);
+    return rc;
 }

@@ -14,7 +14,7 @@
 static smp_status from_slurm(sm_slurm_topology_fn slurm, smt_topology **t, char *source,
                              size_t source_len, smp_error *err)
 {
-    char *text = NULL, plugin[64], msg[600];
+    char *text = NULL, plugin[120], msg[600];
     if (slurm(&text, plugin, sizeof(plugin), msg, sizeof(msg)))
         return smp_error_set(err, SMP_ERR_SYSTEM, "%s", msg);
     snprintf(source, source_len, "slurm (%s)", plugin);

@@ -3,7 +3,9 @@
 # The plugin on network levels, on a real Slurm that knows its topology
 # (contrib/minicluster with MINICLUSTER_TOPOLOGY): 4 nodes of 8 CPUs under
 # two leaf switches (topology/tree), then, where the release has
-# topology/block (23.11 and later), in two blocks.  srun --stencil-map as a
+# topology/block (23.11 and later), in two blocks, and where it reads
+# topology.yaml (25.05 and later), both at once: the tree the default, the
+# blocks a partition's.  srun --stencil-map as a
 # user runs it: every rank on the node the CLI plans with the same
 # topology, the summary line and the audit record give the edges between
 # groups as `stencil-map score --topology` counts them from where the ranks
@@ -60,6 +62,13 @@ has_block() {
     [ "$(printf '%s\n23.11.0\n' "$SLURM_RELEASE" | sort -V | head -n1)" = 23.11.0 ]
 }
 
+# whether the release reads topology.yaml (several topologies, one per
+# partition): 25.05 and later
+has_yaml() {
+    [ -n "$SLURM_RELEASE" ] || SLURM_RELEASE=$(mc srun --version | awk '{ print $NF }')
+    [ "$(printf '%s\n25.05.0\n' "$SLURM_RELEASE" | sort -V | head -n1)" = 25.05.0 ]
+}
+
 topo_up() { # FILE
     MINICLUSTER_TOPOLOGY=$1 cluster_up 8
 }
@@ -74,9 +83,11 @@ summary_level() {
 # ranks where `stencil-map plan --topology` puts them, the group figures of
 # the summary and the record those of `stencil-map score --topology` of
 # where the ranks ran, the record's groups those of the file.
+# PARTITION=NAME: the job in that partition.
 t_placed() { # SPEC TOPOLOGY_FILE WORD SOURCE GROUPS(json)
-    local spec=$1 file=$2 word=$3 source=$4 groups=$5
-    as salloc -N4 -n32 srun --stencil-map="$spec" "$TASK" >out 2>err ||
+    local spec=$1 file=$2 word=$3 source=$4 groups=$5 part=()
+    [ -z "${PARTITION:-}" ] || part=(-p "$PARTITION")
+    as salloc "${part[@]}" -N4 -n32 srun --stencil-map="$spec" "$TASK" >out 2>err ||
         { fail "srun failed"; cat err; return 1; }
     cat err
     verify_run "$spec" out err 32 --topology "$file" || return 1
@@ -216,6 +227,17 @@ t_block_refused() {
     grep -q 'topology/block needs Slurm 23.11 or later' out || { fail "no clear refusal"; return 1; }
 }
 
+# before 25.05 there is no topology.yaml: the minicluster refuses one by name
+t_yaml_refused() {
+    if MINICLUSTER_DIR=$WORK/refused MINICLUSTER_TOPOLOGY=$WORK/two.yaml "$MC" up >out 2>&1; then
+        fail "minicluster up accepted a topology.yaml on Slurm $SLURM_RELEASE"
+        MINICLUSTER_DIR=$WORK/refused "$MC" down >/dev/null 2>&1
+        return 1
+    fi
+    cat out
+    grep -q 'topology.yaml, which needs Slurm 25.05 or later' out || { fail "no clear refusal"; return 1; }
+}
+
 # ------------------------------------------------------------ main -------
 mkdir -p "$WORK/logs" "$RECORDS"
 chmod 755 "$WORK"
@@ -245,6 +267,29 @@ BlockName=b1 Nodes=node[1-2]
 BlockName=b2 Nodes=node[3-4]
 BlockSizes=2,4
 EOF
+cat >"$WORK/two.yaml" <<'EOF'
+- topology: parity
+  cluster_default: true
+  tree:
+    switches:
+      - switch: root
+        children: odd,even
+      - switch: odd
+        nodes: node[1,3]
+      - switch: even
+        nodes: node[2,4]
+- topology: racks
+  cluster_default: false
+  block:
+    block_sizes:
+      - 2
+      - 4
+    blocks:
+      - block: b1
+        nodes: node[1-2]
+      - block: b2
+        nodes: node[3-4]
+EOF
 # the bad ones
 printf 'SwitchName=a Nodes=node[1-3]\nSwitchName=b Nodes=node[3-4]\nSwitchName=t Switches=a,b\n' \
     >"$WORK/twice.conf"
@@ -254,7 +299,7 @@ printf 'SwitchName=a Nodes=node[1-2]\nSwitchName=b Nodes=node[3-4]\nSwitchName=x
     >"$WORK/loop.conf"
 printf 'SwitchName=a Nodes=cn[1-2]\nSwitchName=b Nodes=cn[3-4]\n' >"$WORK/foreign.conf"
 printf 'SwitchName=a Nodes=node[1-4]\n' >"$WORK/secret.conf"
-chmod 0644 "$WORK"/*.conf
+chmod 0644 "$WORK"/*.conf "$WORK"/*.yaml
 chmod 0600 "$WORK/secret.conf" # root's: srun runs as the user
 
 if [ "${TOPO_SKIP_BUILD:-0}" != 1 ]; then
@@ -288,6 +333,20 @@ if has_block; then
     run_test block-verify-audit t_verify auto:2d:5pt
 else
     run_test block-refused t_block_refused
+fi
+if has_yaml; then
+    # topology.yaml: the tree above as the cluster's default, the blocks
+    # as a second topology that partition racks picks (Topology=racks):
+    # a step is planned on its job's partition's network
+    echo "== two topologies in topology.yaml, one per partition (Slurm $SLURM_RELEASE)"
+    MINICLUSTER_PARTITIONS="PartitionName=racks Nodes=node[1-4] Topology=racks MaxTime=INFINITE State=UP" \
+        topo_up "$WORK/two.yaml"
+    run_test yaml-default-partition t_placed auto:2d:5pt "$WORK/tree.conf" switches \
+        "slurm (topology/tree)" "[0, 1, 0, 1]"
+    PARTITION=racks run_test yaml-partition-topology t_placed auto:2d:5pt "$WORK/block.conf" blocks \
+        "slurm (topology/block, topology racks of partition racks)" "[0, 0, 1, 1]"
+else
+    run_test yaml-refused t_yaml_refused
 fi
 cluster_down
 suite_summary

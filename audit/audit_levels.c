@@ -48,9 +48,11 @@ void audit_check_levels(const audit_record *rec, audit_result *res)
         return;
     }
     json_t *levels = json_array();
-    json_object_set_new(res->j, "topology",
-                        json_pack("{s:s,s:s,s:o}", "source", r->levels.source, "kind",
-                                  r->topology_kind, "levels", levels));
+    json_t *t = json_pack("{s:s,s:s,s:o}", "source", r->levels.source, "kind", r->topology_kind,
+                          "levels", levels);
+    if (t && r->levels_mode[0])
+        json_object_set_new(t, "mode", json_string(r->levels_mode));
+    json_object_set_new(res->j, "topology", t);
     smp_error err;
     smp_error_clear(&err);
     if (smp_levels_check(&r->levels, r->nodes.count, &err)) {

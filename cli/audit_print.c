@@ -138,9 +138,12 @@ static void print_levels(FILE *out, json_t *r)
     json_t *x;
     /* Slurm's source names its plugin already: "slurm (topology/tree)" */
     bool named = strstr(str(t, "source"), str(t, "kind")) != NULL;
-    fprintf(out, LABEL "%s%s%s%s: %zu level%s above the nodes\n", "topology", str(t, "source"),
-            named ? "" : " (", named ? "" : str(t, "kind"), named ? "" : ")", n,
-            n == 1 ? "" : "s");
+    /* the mode when the site chose one (best, the default, says nothing) */
+    const char *mode = json_is_string(json_object_get(t, "mode")) ? str(t, "mode") : "best";
+    fprintf(out, LABEL "%s%s%s%s: %zu level%s above the nodes%s%s\n", "topology",
+            str(t, "source"), named ? "" : " (", named ? "" : str(t, "kind"), named ? "" : ")", n,
+            n == 1 ? "" : "s", strcmp(mode, "best") ? ", planned " : "",
+            strcmp(mode, "best") ? mode : "");
     json_array_foreach(lv, l, x) {
         json_t *rs = json_object_get(x, "rescored");
         fprintf(out, LABEL "level %zu, %lld groups: J_sum %lld, J_max %lld; blocked %lld, %lld", "",

@@ -76,6 +76,8 @@ typedef struct {
      * levels (borrowed); read into arrays smr_record_free releases. */
     smp_levels levels;       /* nnodes = nodes.count; source "slurm (topology/tree)", "file P" */
     char topology_kind[32];  /* "topology/tree", "topology/block" */
+    char levels_mode[16];    /* how auto planned on them: "best", "groups-first",
+                              * "nodes-first"; "" in older records (best) */
     smp_score level_planned[SMP_MAX_LEVELS], level_blocked[SMP_MAX_LEVELS];
 } smr_record;
 

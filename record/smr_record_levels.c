@@ -7,6 +7,9 @@
  *   "topology": {
  *     "source": "slurm (topology/tree)",      or "file /etc/slurm/x.conf"
  *     "kind": "topology/tree",                or "topology/block"
+ *     "mode": "best",                          or "groups-first", "nodes-first"
+ *                                              (the site's levels_mode=; added
+ *                                              later: absent is best)
  *     "levels": [                              finest first
  *       {"groups": ["leaf1", "leaf2"],         names, or null
  *        "node_groups": [0, 0, 1, 1],          one per node of "nodes"
@@ -58,8 +61,11 @@ json_t *smr_levels_json(const smr_record *rec)
     json_t *levels = json_array();
     for (int l = 0; l < rec->levels.nlevels; l++)
         json_array_append_new(levels, level_json(rec, l));
-    return json_pack("{s:s,s:s,s:o}", "source", rec->levels.source, "kind", rec->topology_kind,
-                     "levels", levels);
+    json_t *t = json_pack("{s:s,s:s,s:o}", "source", rec->levels.source, "kind",
+                          rec->topology_kind, "levels", levels);
+    if (t && rec->levels_mode[0])
+        json_object_set_new(t, "mode", json_string(rec->levels_mode));
+    return t;
 }
 
 static int get_real(json_t *o, const char *where, const char *key, double *v, char *err, size_t n)
@@ -158,6 +164,12 @@ int smr_parse_levels(json_t *j, smr_record *rec, char *err, size_t n)
         smr_get_str(t, "kind", false, rec->topology_kind, sizeof(rec->topology_kind), why,
                     sizeof(why)))
         return smr_bad(err, n, "topology.%s", why);
+    json_t *mode = json_object_get(t, "mode");
+    smp_levels_mode m;
+    if (mode && (!json_is_string(mode) || !smp_levels_mode_from_name(json_string_value(mode), &m)))
+        return smr_bad(err, n, "topology.mode: must be 'best', 'groups-first' or 'nodes-first'");
+    if (mode)
+        snprintf(rec->levels_mode, sizeof(rec->levels_mode), "%s", smp_levels_mode_name(m));
     rec->levels.nnodes = rec->nodes.count;
     for (size_t l = 0; l < json_array_size(levels); l++) {
         rec->levels.nlevels = (int)l + 1; /* what is allocated is freed */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
- * max_ranks=, bind=, objective=, effort=, learned_dir=, topology=.  Anything
+ * max_ranks=, bind=, objective=, effort=, learned_dir=, topology=, levels_mode=.  Anything
  * else is an error, so a typo is never ignored. */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 
 #define KNOWN_KEYS \
     "default, algorithm, on_error, record_dir, max_ranks, bind, objective, effort, learned_dir, " \
-    "topology"
+    "topology, levels_mode"
 
 __attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
 {
@@ -107,6 +107,10 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
                             "must be 'slurm', 'none' or the absolute path of a topology.conf "
                             "file (shorter than 1024 bytes)");
             }
+        } else if (KEY("levels_mode")) {
+            if (!smp_levels_mode_from_name(val, &pol->levels_mode))
+                return fail(msg, n, "plugstack argument levels_mode=%.100s: %s", val,
+                            "must be 'best', 'groups-first' or 'nodes-first'");
         } else {
             return fail(msg, n, "plugstack argument '%.100s': unknown key (known: %s)", arg,
                         KNOWN_KEYS);

@@ -36,6 +36,8 @@ static void fill_placed(smr_record *rec, const sm_step *st)
     if (st->pl.nlevels > 0) {
         rec->levels = st->levels; /* borrowed arrays */
         snprintf(rec->topology_kind, sizeof(rec->topology_kind), "%s", st->levels_kind);
+        snprintf(rec->levels_mode, sizeof(rec->levels_mode), "%s",
+                 smp_levels_mode_name(st->levels_mode));
         for (int l = 0; l < st->pl.nlevels; l++) {
             rec->level_planned[l] = st->pl.level[l];
             rec->level_blocked[l] = st->blocked.level[l];

@@ -97,7 +97,7 @@ static smp_status plan_both(sm_step *st, smp_error *err)
     const smp_levels *lv = st->levels.nlevels ? &st->levels : NULL;
     smp_plan_opts opts = {.algorithm = st->requested, .objective = st->objective,
                           .effort = st->effort, .levels = lv,
-                          .levels_mode = SMP_LEVELS_BEST};
+                          .levels_mode = st->levels_mode};
     smp_status s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots,
                                  st->nodes.count, &opts, &st->pl, err);
     if (s)
@@ -150,6 +150,7 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     st->requested = pol->have_algorithm ? pol->algorithm : st->spec.algorithm;
     st->objective = sm_policy_objective(pol, &st->spec);
     st->effort = sm_policy_effort(pol, &st->spec);
+    st->levels_mode = pol->levels_mode;
     if ((s = sm_step_levels(pol, &st->nodes, topology_of, &st->levels, st->levels_kind,
                             sizeof(st->levels_kind), err)))
         return s;
@@ -301,6 +302,8 @@ void sm_step_summary(const sm_step *st, FILE *out)
         fprintf(out, ", objective %s", smp_objective_name(st->objective));
     if (st->effort != SMP_EFFORT_DEFAULT)
         fprintf(out, ", effort %d", st->effort);
+    if (st->pl.nlevels > 0 && st->levels_mode != SMP_LEVELS_BEST)
+        fprintf(out, ", levels %s", smp_levels_mode_name(st->levels_mode));
     fputc('\n', out);
     if (st->bind)
         fprintf(out, "stencil-map: bind=socket, inter-socket edges %lld (naive split %lld)%s%s\n",

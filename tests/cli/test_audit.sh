@@ -534,6 +534,17 @@ cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.verify.json" 'd["levels"][0]["observed"]["j_max"] = 8'
 run 1 levels-observed 23.0 --record-dir "$work/lv" --no-slurm
 has levels-observed "topology level 0: the job observed J_sum 8, J_max 8 between groups; the record planned 8, 4"
+# the site's levels_mode= in the record: printed when not the default;
+# a mode the planner does not know is refused by name
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["mode"] = "nodes-first"'
+run 0 levels-mode 23.0 --record-dir "$work/lv" --no-slurm
+has levels-mode "topology    slurm (topology/tree): 1 level above the nodes, planned nodes-first"
+run 0 levels-mode-json 23.0 --record-dir "$work/lv" --no-slurm --json
+py levels-mode-json 'd["steps"][0]["topology"]["mode"] == "nodes-first"'
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["mode"] = "sideways"'
+run 4 levels-mode-bad 23.0 --record-dir "$work/lv" --no-slurm
+has levels-mode-bad "topology.mode: must be 'best', 'groups-first' or 'nodes-first'"
 # the record without its topology reads as a step planned without levels
 cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.json" 'del d["topology"]'

@@ -165,6 +165,27 @@ t_verify() { # SPEC
         { fail "audit does not show the level or the in-job result"; return 1; }
 }
 
+# levels_mode=MODE in plugstack.conf: the step planned that way (as
+# stencil-map plan --levels-mode MODE plans it), srun's line and the record
+# say so, and stencil-map audit prints it
+t_mode() { # SPEC MODE
+    local spec=$1 mode=$2
+    as salloc -N4 -n32 srun --stencil-map="$spec" "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    grep -q "^stencil-map: .*, levels $mode\$" err || { fail "srun's line does not end in ', levels $mode'"; return 1; }
+    verify_run "$spec" out err 32 --topology "$WORK/tree.conf" --levels-mode "$mode" || return 1
+    local rec
+    rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+    [ "$(json_get "$rec" 'd["topology"]["mode"]')" = "$mode" ] ||
+        { fail "record topology.mode is not $mode"; return 1; }
+    mc "$SM" audit --no-slurm --record "$rec" >audit.txt 2>&1 ||
+        { fail "stencil-map audit --record $rec says it is not consistent"; cat audit.txt; return 1; }
+    grep -q "1 level above the nodes, planned $mode\$" audit.txt ||
+        { fail "audit does not print the mode"; cat audit.txt; return 1; }
+    echo "levels_mode=$mode: planned, said, recorded and audited so"
+}
+
 # topology=none (or a flat Slurm): planned, printed and recorded as without
 # a topology
 t_none() { # SPEC
@@ -307,6 +328,8 @@ run_test tree-slurm-3d t_placed auto:3d:7pt "$WORK/tree.conf" switches "slurm (t
 run_test tree-verify-audit t_verify auto:2d:5pt
 plugstack "topology=$WORK/site.conf"
 run_test tree-site-file t_placed auto:2d:5pt "$WORK/site.conf" switches "file $WORK/site.conf" "[0, 0, 1, 1]"
+plugstack levels_mode=groups-first
+run_test tree-levels-mode t_mode auto:2d:5pt groups-first
 plugstack topology=none
 run_test tree-topology-none t_none auto:2d:5pt
 run_test bad-node-twice t_bad 'node3 is in both' "topology=$WORK/twice.conf"

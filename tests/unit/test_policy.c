@@ -105,6 +105,31 @@ static void test_policy_topology(void **state)
     assert_non_null(strstr(msg, "topology"));
 }
 
+/* levels_mode=: best by default, groups-first or nodes-first; anything
+ * else names the argument and the three modes */
+static void test_policy_levels_mode(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    char msg[300];
+    assert_int_equal(parse_args(&pol, "topology=none", NULL, msg, sizeof(msg)), 0);
+    assert_int_equal(pol.levels_mode, SMP_LEVELS_BEST);
+    assert_int_equal(parse_args(&pol, "levels_mode=nodes-first", NULL, msg, sizeof(msg)), 0);
+    assert_int_equal(pol.levels_mode, SMP_LEVELS_NODES_FIRST);
+    assert_int_equal(parse_args(&pol, "levels_mode=groups-first", NULL, msg, sizeof(msg)), 0);
+    assert_int_equal(pol.levels_mode, SMP_LEVELS_GROUPS_FIRST);
+    assert_int_equal(parse_args(&pol, "levels_mode=nodes-first", "levels_mode=best", msg,
+                                sizeof(msg)), 0);
+    assert_int_equal(pol.levels_mode, SMP_LEVELS_BEST); /* the last one wins */
+    static const char *const bad[] = {"levels_mode=", "levels_mode=nodes_first",
+                                      "levels_mode=Best", "levels_mode=fastest"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(parse_args(&pol, bad[i], NULL, msg, sizeof(msg)), -1);
+        assert_non_null(strstr(msg, bad[i]));
+        assert_non_null(strstr(msg, "'best', 'groups-first' or 'nodes-first'"));
+    }
+}
+
 /* learned_dir=: an absolute root for the users' stores */
 static void test_policy_learned_dir(void **state)
 {
@@ -130,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_policy_objective),
         cmocka_unit_test(test_policy_effort),
         cmocka_unit_test(test_policy_topology),
+        cmocka_unit_test(test_policy_levels_mode),
         cmocka_unit_test(test_policy_learned_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

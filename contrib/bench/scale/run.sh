@@ -40,7 +40,10 @@
 #      (/var/lib/stencilmap-scale: hostfiles, logs, the built halo),
 #      STENCIL_MAP (the stencil-map to plan with; default TOP/_build/cli/),
 #      SMPICC (smpicc), SCALE_NO_REPORT=1 (only simulate),
-#      SCALE_NICE (19: the niceness each simulation runs at).
+#      SCALE_NICE (19: the niceness each simulation runs at),
+#      SCALE_PLAN_ONLY=1 (plan and score the cases, rewriting their rows of
+#      plans.tsv and levels.tsv, and simulate nothing: after a sweep that
+#      was limited to some placements or networks).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -382,6 +385,7 @@ simulate() { # NAME DIMS STENCIL NET RUNNER HOSTFILE JSUM RANKS
 }
 
 trap 'echo "scale: interrupted (results so far are in $OUT/runs.tsv)" >&2; exit 130' INT TERM HUP
+[ "${SCALE_PLAN_ONLY:-0}" = 1 ] && CASES=() && echo "scale: SCALE_PLAN_ONLY=1: nothing simulated"
 for c in "${CASES[@]}"; do
     read -r name dims stencil hosts slots algs nets <<<"$c"
     for net in ${nets//,/ }; do
@@ -400,4 +404,8 @@ if [ "${SCALE_NO_REPORT:-0}" != 1 ]; then
         die "report failed"
 fi
 [ "$FAILED" -eq 0 ] || die "$FAILED simulations failed"
-echo "scale: done; table $OUT/scale.txt, chart $OUT/scale.svg, raw data $OUT/runs.tsv"
+if [ "${SCALE_NO_REPORT:-0}" != 1 ]; then
+    echo "scale: done; table $OUT/scale.txt, chart $OUT/scale.svg, raw data $OUT/runs.tsv"
+else
+    echo "scale: done (SCALE_NO_REPORT=1: no table); raw data $OUT/runs.tsv"
+fi

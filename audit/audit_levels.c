@@ -8,6 +8,7 @@
 
 #include "audit.h"
 #include "audit_internal.h"
+#include "smr_record_json.h"
 
 static json_t *weighted_json(const smp_score *p, const smp_score *b)
 {
@@ -48,11 +49,7 @@ void audit_check_levels(const audit_record *rec, audit_result *res)
         return;
     }
     json_t *levels = json_array();
-    json_t *t = json_pack("{s:s,s:s,s:o}", "source", r->levels.source, "kind", r->topology_kind,
-                          "levels", levels);
-    if (t && r->levels_mode[0])
-        json_object_set_new(t, "mode", json_string(r->levels_mode));
-    json_object_set_new(res->j, "topology", t);
+    json_object_set_new(res->j, "topology", smr_topology_head_json(r, levels));
     smp_error err;
     smp_error_clear(&err);
     if (smp_levels_check(&r->levels, r->nodes.count, &err)) {

@@ -29,6 +29,7 @@
 
 #include "smr_read_util.h"
 #include "smr_record.h"
+#include "smr_record_json.h"
 #include "smr_record_read.h"
 
 static json_t *level_json(const smr_record *rec, int l)
@@ -56,16 +57,21 @@ static json_t *level_json(const smr_record *rec, int l)
     return j;
 }
 
-json_t *smr_levels_json(const smr_record *rec)
+json_t *smr_topology_head_json(const smr_record *rec, json_t *levels)
 {
-    json_t *levels = json_array();
-    for (int l = 0; l < rec->levels.nlevels; l++)
-        json_array_append_new(levels, level_json(rec, l));
     json_t *t = json_pack("{s:s,s:s,s:o}", "source", rec->levels.source, "kind",
                           rec->topology_kind, "levels", levels);
     if (t && rec->levels_mode[0])
         json_object_set_new(t, "mode", json_string(rec->levels_mode));
     return t;
+}
+
+json_t *smr_levels_json(const smr_record *rec)
+{
+    json_t *levels = json_array();
+    for (int l = 0; l < rec->levels.nlevels; l++)
+        json_array_append_new(levels, level_json(rec, l));
+    return smr_topology_head_json(rec, levels);
 }
 
 static int get_real(json_t *o, const char *where, const char *key, double *v, char *err, size_t n)

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Pieces of the record as JSON that another report repeats (not
+ * installed; needs Jansson, which smr_record.h does not). */
+#ifndef SMR_RECORD_JSON_H
+#define SMR_RECORD_JSON_H
+
+#include <jansson.h>
+
+#include "smr_record.h"
+
+/* The head of "topology": {"source", "kind", "levels": levels, and
+ * "mode" when the record has one}.  Steals levels (freed on failure);
+ * NULL when out of memory.  The record writes its levels into it, the
+ * audit its re-scored ones, so both name the levels alike. */
+json_t *smr_topology_head_json(const smr_record *rec, json_t *levels);
+
+#endif

@@ -57,9 +57,10 @@ static resource_allocation_response_msg_t *current(unsigned long *job, char *msg
     return resp;
 }
 
-int sm_alloc_partition(char *part, size_t part_len, char *msg, size_t n)
+int sm_alloc_partition(char **part, char *msg, size_t n)
 {
     unsigned long job;
+    *part = NULL;
     resource_allocation_response_msg_t *resp = current(&job, msg, n);
     if (!resp)
         return -1;
@@ -67,8 +68,8 @@ int sm_alloc_partition(char *part, size_t part_len, char *msg, size_t n)
     if (!resp->partition || !resp->partition[0]) {
         snprintf(msg, n, "slurmctld names no partition for job %lu", job);
         rc = -1;
-    } else if ((size_t)snprintf(part, part_len, "%s", resp->partition) >= part_len) {
-        snprintf(msg, n, "job %lu: partition name '%.60s...' is too long", job, resp->partition);
+    } else if (!(*part = strdup(resp->partition))) { /* any length Slurm takes */
+        snprintf(msg, n, "job %lu: out of memory", job);
         rc = -1;
     }
     slurm_free_resource_allocation_response_msg(resp);

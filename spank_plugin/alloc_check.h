@@ -15,7 +15,7 @@
 int sm_alloc_check_current(const smp_nodes *nodes, char *msg, size_t n);
 
 /* The partition the job runs in, from the same lookup (one RPC): 0 with
- * its name in part, or -1 with a message. */
-int sm_alloc_partition(char *part, size_t part_len, char *msg, size_t n);
+ * its name in *part (malloc'd: free it), or -1 with a message. */
+int sm_alloc_partition(char **part, char *msg, size_t n);
 
 #endif

@@ -55,22 +55,22 @@ static int load(topo_info_response_msg_t **resp, char *name)
  * job's partition, so its nodes are planned on that partition's topology:
  * the job's partition (one lookup), then the partitions (one query).
  * *name stays NULL for the default. */
-static int partition_topology(char **name, char *part, size_t part_len, char *msg, size_t n)
+static int partition_topology(char **name, char **part, char *msg, size_t n)
 {
     *name = NULL;
-    if (sm_alloc_partition(part, part_len, msg, n))
+    if (sm_alloc_partition(part, msg, n))
         return -1;
     partition_info_msg_t *pm = NULL;
     if (slurm_load_partitions((time_t)0, &pm, SHOW_ALL) != SLURM_SUCCESS || !pm) {
         int e = errno;
-        snprintf(msg, n, "cannot ask slurmctld which topology partition %s uses: %s", part,
+        snprintf(msg, n, "cannot ask slurmctld which topology partition %.60s uses: %s", *part,
                  slurm_strerror(e));
         return -1;
     }
     int found = 0, rc = 0;
     for (uint32_t i = 0; i < pm->record_count && !found; i++) {
         const partition_info_t *p = &pm->partition_array[i];
-        if (!p->name || strcmp(p->name, part))
+        if (!p->name || strcmp(p->name, *part))
             continue;
         found = 1;
         if (p->topology_name && p->topology_name[0] && !(*name = strdup(p->topology_name))) {
@@ -80,7 +80,7 @@ static int partition_topology(char **name, char *part, size_t part_len, char *ms
     }
     slurm_free_partition_info_msg(pm);
     if (!found) {
-        snprintf(msg, n, "slurmctld does not show the job's partition %s", part);
+        snprintf(msg, n, "slurmctld does not show the job's partition %.60s", *part);
         rc = -1;
     }
     return rc;
@@ -209,10 +209,12 @@ int sm_slurm_topology_read(char **text, char *plugin, size_t plugin_len, char *m
 {
     *text = NULL;
     plugin[0] = '\0';
-    char *name = NULL, part[64] = "";
+    char *name = NULL, *part = NULL;
 #if SLURM_VERSION_NUMBER >= V(25, 5)
-    if (partition_topology(&name, part, sizeof(part), msg, n))
+    if (partition_topology(&name, &part, msg, n)) {
+        free(part);
         return -1;
+    }
 #endif
     topo_info_response_msg_t *resp = NULL;
     if (load(&resp, name) != SLURM_SUCCESS || !resp) {
@@ -225,6 +227,7 @@ int sm_slurm_topology_read(char **text, char *plugin, size_t plugin_len, char *m
         if (resp)
             slurm_free_topo_info_msg(resp);
         free(name);
+        free(part);
         return -1;
     }
     int rc = read_reply(resp, text, plugin, plugin_len, msg, n);
@@ -235,5 +238,6 @@ int sm_slurm_topology_read(char **text, char *plugin, size_t plugin_len, char *m
                  k ? ", " : "", name, part);
     }
     free(name);
+    free(part);
     return rc;
 }

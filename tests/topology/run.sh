@@ -349,15 +349,18 @@ else
 fi
 if has_yaml; then
     # topology.yaml: the tree above as the cluster's default, the blocks
-    # as a second topology that partition racks picks (Topology=racks):
-    # a step is planned on its job's partition's network
+    # as a second topology that a partition picks (Topology=racks):
+    # a step is planned on its job's partition's network.  The partition's
+    # name is longer than 63 bytes, which Slurm takes as it is (the record's
+    # source shows its first 32)
     echo "== two topologies in topology.yaml, one per partition (Slurm $SLURM_RELEASE)"
-    MINICLUSTER_PARTITIONS="PartitionName=racks Nodes=node[1-4] Topology=racks MaxTime=INFINITE State=UP" \
+    racks=racks-of-nvlink-blocks-in-a-partition-whose-name-is-longer-than-63-bytes
+    MINICLUSTER_PARTITIONS="PartitionName=$racks Nodes=node[1-4] Topology=racks MaxTime=INFINITE State=UP" \
         topo_up "$WORK/two.yaml"
     run_test yaml-default-partition t_placed auto:2d:5pt "$WORK/tree.conf" switches \
         "slurm (topology/tree)" "[0, 1, 0, 1]"
-    PARTITION=racks run_test yaml-partition-topology t_placed auto:2d:5pt "$WORK/block.conf" blocks \
-        "slurm (topology/block, topology racks of partition racks)" "[0, 0, 1, 1]"
+    PARTITION=$racks run_test yaml-partition-topology t_placed auto:2d:5pt "$WORK/block.conf" blocks \
+        "slurm (topology/block, topology racks of partition ${racks:0:32})" "[0, 0, 1, 1]"
 else
     run_test yaml-refused t_refused "$WORK/two.yaml" 'topology.yaml, which needs Slurm 25.05 or later'
 fi

@@ -252,6 +252,7 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
     for (int i = 0; i < ndense; i++)
         capnode[dense[i]] = cap[i];
     out->nlevels = lv->nlevels;
+    out->groups_first = false;
     /* a step whose ranks all land in one group of the finest level (so of
      * every level) plans exactly as without levels */
     bool one_group = true;
@@ -309,6 +310,7 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
             out->algorithm = g.algorithm;
             out->fold_axis = g.fold_axis;
             out->refined = g.refined;
+            out->groups_first = true;
         }
     }
 done:

@@ -157,6 +157,10 @@ typedef struct {
      * without levels. */
     int nlevels;
     smp_score level[SMP_MAX_LEVELS];
+    bool groups_first;     /* with levels: algorithm laid out the coarsest
+                            * groups, which were then split into nodes
+                            * (false: algorithm placed the nodes, which
+                            * were then relabelled onto the groups) */
 } smp_placement;
 
 typedef struct {

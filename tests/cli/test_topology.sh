@@ -86,6 +86,17 @@ run 0 plan-nodes-first plan auto:2d:5pt --nodes "$nodes" --slots 16 --json --top
 equal "nodes-first J_sum" "$(jget "$work/plan-nodes-first.out" j_sum)" "$(jget "$work/plan-plain.out" j_sum)"
 equal "nodes-first J_max" "$(jget "$work/plan-nodes-first.out" j_max)" "$(jget "$work/plan-plain.out" j_max)"
 check "$(grep -q '"levels"' "$work/plan-plain.out" || echo OK)" "--topology none: no levels in the JSON"
+equal "nodes-first: the nodes were placed first" "$(jget "$work/plan-nodes-first.out" groups_first)" false
+# groups-first: the construction laid out the groups, and the line says so
+# (else "blocked" would read as Slurm's layout)
+run 0 plan-groups-first plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three" \
+    --levels-mode groups-first
+has plan-groups-first out " (groups first), "
+run 0 plan-groups-first-json plan auto:2d:5pt --nodes "$nodes" --slots 16 --json --topology "$three" \
+    --levels-mode groups-first
+equal "groups-first: groups_first" "$(jget "$work/plan-groups-first-json.out" groups_first)" true
+check "$(grep -q '(groups first)' "$work/plan-plain.out" "$work/plan-nodes-first.out" || echo OK)" \
+    "a plan of the nodes does not say groups first"
 run 2 bad-mode plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three" --levels-mode switches
 has bad-mode err "--levels-mode: best, groups-first or nodes-first, not switches"
 

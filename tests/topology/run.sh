@@ -174,6 +174,10 @@ t_mode() { # SPEC MODE
         { fail "srun failed"; cat err; return 1; }
     cat err
     grep -q "^stencil-map: .*, levels $mode\$" err || { fail "srun's line does not end in ', levels $mode'"; return 1; }
+    if [ "$mode" = groups-first ]; then # the construction laid out the groups
+        grep -q "^stencil-map: [a-z]* (groups first), " err ||
+            { fail "srun's line does not say the groups were laid out first"; return 1; }
+    fi
     verify_run "$spec" out err 32 --topology "$WORK/tree.conf" --levels-mode "$mode" || return 1
     local rec
     rec=$(sort -n out | awk 'NR == 1 { print $9 }')

@@ -63,23 +63,13 @@ static int plan_compute(const struct cli_instance *in, struct plan_result *r)
     return rc;
 }
 
-/* The construction as the lines name it: "blocked (groups first)" when it
- * laid out the network's groups, not the nodes, so that a levelled plan
- * does not read as Slurm's blocked layout. */
-static const char *alg_label(const smp_placement *pl, char *buf, size_t n)
-{
-    snprintf(buf, n, "%s%s", smp_algorithm_name(pl->algorithm),
-             pl->groups_first ? " (groups first)" : "");
-    return buf;
-}
-
 static void plan_print_json(const struct cli_instance *in, const struct plan_result *r)
 {
     const smp_placement *pl = &r->pl, *blk = &r->blocked;
     json_t *j = json_object();
     json_object_set_new(j, "algorithm", json_string(smp_algorithm_name(pl->algorithm)));
     json_object_set_new(j, "requested", json_string(smp_algorithm_name(in->spec.algorithm)));
-    if (pl->nlevels > 0) /* how the levels were met (see alg_label) */
+    if (pl->nlevels > 0) /* how the levels were met (see smp_placement_label) */
         json_object_set_new(j, "groups_first", json_boolean(pl->groups_first));
     json_object_set_new(j, "ranks", json_integer(pl->ranks));
     json_object_set_new(j, "nodes", json_integer(in->nodes.count));
@@ -128,7 +118,7 @@ static void plan_print_text(FILE *out, const struct cli_instance *in, const stru
         fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, weighted inter-node edges %g (blocked %g), "
                "max per node %g (blocked %g); edges %lld (blocked %lld), max per node %lld "
                "(blocked %lld); planned in %.3f ms\n",
-               alg_label(pl, alg, sizeof(alg)), (long long)pl->ranks, in->nodes.count,
+               smp_placement_label(pl, alg, sizeof(alg)), (long long)pl->ranks, in->nodes.count,
                pl->score.w_sum, b->w_sum, pl->score.w_max, b->w_max, (long long)pl->score.j_sum,
                (long long)b->j_sum, (long long)pl->score.j_max, (long long)b->j_max,
                r->seconds * 1e3);
@@ -137,7 +127,7 @@ static void plan_print_text(FILE *out, const struct cli_instance *in, const stru
     }
     fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
            "max per node %lld (blocked %lld), planned in %.3f ms\n",
-           alg_label(pl, alg, sizeof(alg)), (long long)pl->ranks, in->nodes.count,
+           smp_placement_label(pl, alg, sizeof(alg)), (long long)pl->ranks, in->nodes.count,
            (long long)pl->score.j_sum, (long long)b->j_sum, (long long)pl->score.j_max,
            (long long)b->j_max, r->seconds * 1e3);
     cli_levels_print(pl, &r->blocked, &in->levels, false);

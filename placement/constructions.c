@@ -4,6 +4,7 @@
  * through them.  The planner, auto, the spec parser, the CLI's usage texts
  * and compare, and the plugin's site policy all read it from here, so a
  * new construction is one row. */
+#include <stdio.h>
 #include <string.h>
 
 #include "algorithms.h"
@@ -54,6 +55,13 @@ static const char listed[] = N_AUTO ", " N_HYPERPLANE ", " N_STRIPS ", " N_KDTRE
 const char *smp_algorithm_name(smp_algorithm alg)
 {
     return (alg >= 0 && alg < SMP_ALG_COUNT) ? table[alg].name : "unknown";
+}
+
+const char *smp_placement_label(const smp_placement *pl, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s", smp_algorithm_name(pl->algorithm),
+             pl->groups_first ? " (groups first)" : "");
+    return buf;
 }
 
 bool smp_algorithm_from_name(const char *name, smp_algorithm *alg)

@@ -289,11 +289,10 @@ void sm_step_summary(const sm_step *st, FILE *out)
 {
     if (!st->placed)
         return;
-    /* "(groups first)": the construction laid out the network's groups,
-     * so "blocked" does not read as Slurm's own layout */
-    fprintf(out, "stencil-map: %s%s%s%s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
-            st->label, st->label[0] ? ": " : "", smp_algorithm_name(st->pl.algorithm),
-            st->pl.groups_first ? " (groups first)" : "", (long long)st->pl.ranks, st->nodes.count,
+    char alg[48];
+    fprintf(out, "stencil-map: %s%s%s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld)",
+            st->label, st->label[0] ? ": " : "", smp_placement_label(&st->pl, alg, sizeof(alg)),
+            (long long)st->pl.ranks, st->nodes.count,
             (long long)st->pl.score.j_sum, (long long)st->blocked.score.j_sum);
     for (int l = 0; l < st->pl.nlevels; l++) {
         char word[48];

@@ -176,6 +176,10 @@ smp_status smp_error_set(smp_error *err, smp_status status, const char *fmt, ...
     __attribute__((format(printf, 3, 4)));
 void smp_error_clear(smp_error *err);
 const char *smp_algorithm_name(smp_algorithm alg);
+/* The construction as summary lines name a placement: "blocked (groups
+ * first)" when it laid out the network's groups, which were then split
+ * over their nodes (not Slurm's blocked layout); into buf, returned. */
+const char *smp_placement_label(const smp_placement *pl, char *buf, size_t n);
 /* Returns false when name is not an algorithm. */
 bool smp_algorithm_from_name(const char *name, smp_algorithm *alg);
 /* Every algorithm's name, comma-separated, as help texts and error

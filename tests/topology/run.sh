@@ -137,7 +137,7 @@ t_placed() { # SPEC TOPOLOGY_FILE WORD SOURCE GROUPS(json)
 # record, and stencil-map audit re-scores the record and agrees
 t_verify() { # SPEC
     local spec=$1
-    as salloc -N4 -n32 srun --mpi=pmix --stencil-map="$spec" "$VERIFY" -v >out 2>err ||
+    pmix_step out err as salloc -N4 -n32 srun --mpi=pmix --stencil-map="$spec" "$VERIFY" -v ||
         { fail "stencil-map-verify failed"; cat out err; return 1; }
     cat err out
     grep -q '^stencil-map-verify: OK ' out || { fail "no OK line"; return 1; }

@@ -160,6 +160,9 @@ def table(d, big):
                     notes.append("= %s" % r["runner"])
                 if a == "levelled":
                     notes.append("%s J %d/%d" % (n, r["j_sum"], r["j_max"]))
+                cfg = r["run"].get("smpi_cfg") or "-"
+                if cfg != "-":  # not SimGrid's defaults: say so beside the figure
+                    notes.append("%s with %s" % (n, cfg))
             extra = sorted(set(notes))
             if a.startswith("auto") and first["chose"] != "-":
                 extra.insert(0, "chose %s" % first["chose"])

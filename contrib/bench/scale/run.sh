@@ -41,6 +41,10 @@
 #      STENCIL_MAP (the stencil-map to plan with; default TOP/_build/cli/),
 #      SMPICC (smpicc), SCALE_NO_REPORT=1 (only simulate),
 #      SCALE_NICE (19: the niceness each simulation runs at),
+#      SCALE_SMPI_CFG (more SimGrid settings, "NAME:VALUE ...", each given
+#      as --cfg; runs.tsv keeps them in smpi_cfg: for one simulation that
+#      SimGrid cannot finish with its defaults, e.g. maxmin/precision:1e-4
+#      where its solver aborts),
 #      SCALE_PLAN_ONLY=1 (plan and score the cases, rewriting their rows of
 #      plans.tsv and levels.tsv, and simulate nothing: after a sweep that
 #      was limited to some placements or networks).
@@ -103,6 +107,11 @@ SMPI_OPTS=(-no-privatize --cfg=smpi/simulate-computation:no --cfg=smpi/host-spee
     --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
     --cfg=contexts/stack-size:256 --cfg=contexts/guard-size:0
     --cfg=smpi/shared-malloc-blocksize:8388608)
+SMPI_CFG=${SCALE_SMPI_CFG:-}
+for c in $SMPI_CFG; do
+    [[ $c == ?*:?* ]] || die "SCALE_SMPI_CFG: '$c' is not NAME:VALUE"
+    SMPI_OPTS+=("--cfg=$c")
+done
 
 # ------------------------------------------------------------ cases ------
 CASES=() # "name dims stencil hosts slots algs networks"
@@ -142,8 +151,9 @@ json_get() { # FILE KEY...: values of top-level keys, tab-separated
 # cpu_s maxrss_kb (/usr/bin/time, counts shared mappings once per mapping)
 # pss_peak_kb (the simulator's proportional set size, its real memory:
 # the shared buffers once; sampled every 0.2 s, after 4 s every 2 s)
+# smpi_cfg (SCALE_SMPI_CFG, "-" for none)
 PLANS_HEAD=$'case\tnetwork\talg\tj_sum\tj_max\trunner\tchose\thosts\tranks\tslots\thostfile\thosts_md5'
-RUNS_HEAD=$'case\tnetwork\trunner\thosts_md5\ttime_us\titers\tinter_node\tl_max\twall_s\tcpu_s\tmaxrss_kb\tpss_peak_kb'
+RUNS_HEAD=$'case\tnetwork\trunner\thosts_md5\ttime_us\titers\tinter_node\tl_max\twall_s\tcpu_s\tmaxrss_kb\tpss_peak_kb\tsmpi_cfg'
 [ -s "$OUT/runs.tsv" ] || printf '%s\n' "$RUNS_HEAD" >"$OUT/runs.tsv"
 head -1 "$OUT/runs.tsv" | cmp -s - <(printf '%s\n' "$RUNS_HEAD") ||
     die "$OUT/runs.tsv has another header: move it away or remove it"
@@ -386,8 +396,9 @@ simulate() { # NAME DIMS STENCIL NET RUNNER HOSTFILE JSUM RANKS
         FAILED=$((FAILED + 1))
         return 1
     fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$net" "$runner" "$md5" "${BASH_REMATCH[1]}" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$net" "$runner" "$md5" "${BASH_REMATCH[1]}" \
         "$ITERS" "$remote" "$lmax" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$rss" "$anon" \
+        "${SMPI_CFG:--}" \
         >>"$OUT/runs.tsv"
     printf '  %-20s %-16s %-10s %10.1f us  (%ds, %d MiB PSS)\n' "$name" "$net" "$runner" \
         "${BASH_REMATCH[1]}" "$((SECONDS - t0))" "$((anon / 1024))"

@@ -257,13 +257,9 @@ t_default_stands_aside() {
     echo "srun -n16 inside the allocation: placed"
 }
 
-# The Slurm release under test, as its srun says ("22.05.8"), and whether
-# that srun is 23.11 or later (refuses -N with a hostfile, inherits -c).
-SLURM_RELEASE=
-srun_is_new() {
-    [ -n "$SLURM_RELEASE" ] || SLURM_RELEASE=$(mc srun --version | awk '{ print $NF }')
-    [ "$(printf '%s\n23.11.0\n' "$SLURM_RELEASE" | sort -V | head -n1)" = 23.11.0 ]
-}
+# Whether the srun under test is 23.11 or later (refuses -N with a
+# hostfile, inherits -c).
+srun_is_new() { slurm_release_at_least 23.11.0; }
 
 # e. srun -N: placed on the first N nodes where srun allows -N with a
 # hostfile (22.05 to 23.02), refused before launch, naming what to do, on

@@ -120,6 +120,16 @@ run_test() { # NAME FUNCTION [ARGS...]
     fi
 }
 
+# slurm_release_at_least 23.11.0: whether the Slurm under test is that
+# release or a newer one (sort -V puts 22.05.8 before 23.02.0 before
+# 23.11.0).  The first call sets SLURM_RELEASE to what its srun says
+# ("22.05.8"), which the suites name in their messages.
+SLURM_RELEASE=
+slurm_release_at_least() {
+    [ -n "$SLURM_RELEASE" ] || SLURM_RELEASE=$(mc srun --version | awk '{ print $NF }')
+    [ "$(printf '%s\n%s\n' "$SLURM_RELEASE" "$1" | sort -V | head -n1)" = "$1" ]
+}
+
 # Slurm before 23.02 has a launch race in its PMIx plugin (SchedMD bug
 # 15193, fixed in 23.02.0 by a lock around setuid and the auth calls): a
 # slurmstepd that drops to the job user's uid to fork its tasks drops all
@@ -137,9 +147,8 @@ run_test() { # NAME FUNCTION [ARGS...]
 # logs say so; the step's stderr only when its I/O was up by then.  A step
 # the race hit does not end: it hangs in its first fence until mc's timeout.
 pmix_cred_race() {
-    local rel job
-    rel=$(mc srun --version | awk '{ print $NF }')
-    [ "$(printf '%s\n23.02.0\n' "$rel" | sort -V | head -n1)" != 23.02.0 ] || return 1
+    local job
+    ! slurm_release_at_least 23.02.0 || return 1
     job=$(sed -n 's/.*job allocation \([0-9][0-9]*\).*/\1/p; s/.* STEP \([0-9][0-9]*\)\..*/\1/p' "$1" | head -1)
     [ -n "$job" ] || return 1
     cat "$MINICLUSTER_DIR"/log/slurmd-*.log 2>/dev/null | grep -F "] [$job." >"$1.slurmd" || true

@@ -55,19 +55,12 @@ done
 # which that user can read)
 as() { (cd "$WORK" && mc runuser -u "$USER1" -- "$@"); }
 
-# The release under test, "22.05.8", and whether it has topology/block
-SLURM_RELEASE=
-has_block() {
-    [ -n "$SLURM_RELEASE" ] || SLURM_RELEASE=$(mc srun --version | awk '{ print $NF }')
-    [ "$(printf '%s\n23.11.0\n' "$SLURM_RELEASE" | sort -V | head -n1)" = 23.11.0 ]
-}
+# whether the release under test has topology/block: 23.11 and later
+has_block() { slurm_release_at_least 23.11.0; }
 
 # whether the release reads topology.yaml (several topologies, one per
 # partition): 25.05 and later
-has_yaml() {
-    [ -n "$SLURM_RELEASE" ] || SLURM_RELEASE=$(mc srun --version | awk '{ print $NF }')
-    [ "$(printf '%s\n25.05.0\n' "$SLURM_RELEASE" | sort -V | head -n1)" = 25.05.0 ]
-}
+has_yaml() { slurm_release_at_least 25.05.0; }
 
 topo_up() { # FILE
     MINICLUSTER_TOPOLOGY=$1 cluster_up 8

@@ -12,8 +12,8 @@
 
 #include <scotch.h>
 
-#include "algorithms.h"
-#include "edges.h"
+#include "model/model.h"
+#include "model/edges.h"
 #include "scotch_map.h"
 
 const char *smp_scotch_version(void)

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "formats.h"
+#include "formats/format_numbers.h"
 
 double cli_now(void)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "task_env.h"
+#include "formats/task_env.h"
 
 #ifndef SML_HYDRA_SRUN
 #define SML_HYDRA_SRUN "hydra-srun"

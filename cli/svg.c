@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "edges.h"
+#include "model/edges.h"
 #include "svg.h"
 
 #define PANEL_W 600.0   /* room for one panel's slices */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A plan in the form each launcher reads: one writer (and one reader) per
  * format behind one table (table.c), as the constructions are behind
- * placement/constructions.c.
+ * placement/construct/constructions.c.
  *
  *   slurm    Slurm's hostfile, line r = node of rank r (srun with
  *            SLURM_HOSTFILE and --distribution=arbitrary; what the plugin
@@ -25,7 +25,7 @@
 
 #include <stencilmap/placement.h>
 
-#include "task_env.h"
+#include "formats/task_env.h"
 
 typedef enum { SML_SLURM = 0, SML_OPENMPI, SML_MPICH, SML_CRAY, SML_COUNT } sml_launcher;
 

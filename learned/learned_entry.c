@@ -14,7 +14,7 @@
 
 #include <stencilmap/placement.h>
 
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "learned_entry.h"
 #include "smr_atomic.h"
 

@@ -10,7 +10,7 @@
 #include "kvs.h"
 #include "stencilmap.h"
 #include "stencilmap_internal.h"
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 
 #define KEY_COORDS "stencilmap.coords"
 #define KEY_NODE "stencilmap.node"

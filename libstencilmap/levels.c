@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 #include "stencilmap.h"
 #include "stencilmap_internal.h"
 

@@ -9,7 +9,7 @@
 
 #include "stencilmap.h"
 #include "stencilmap_internal.h"
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 #include <stencilmap/placement.h>
 
 /* stencilmap.h is installed by another package than placement.h, so it

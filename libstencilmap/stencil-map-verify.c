@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "smr_verify.h"
 #include "stencilmap.h"
 

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "levels_internal.h"
+#include "construct/construct.h"
+#include "levels/plan_levels.h"
+#include "plan_auto.h"
 
 smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *slots, int nnodes,
                     smp_algorithm alg, smp_placement *out, smp_error *err)

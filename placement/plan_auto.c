@@ -26,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
+#include "construct/construct.h"
+#include "improve/improve.h"
+#include "plan_auto.h"
 
 #define AUTO_KEEP_MAX_RANKS (1 << 18) /* a 1 MiB copy */
 

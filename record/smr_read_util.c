@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "smr_read_util.h"
 
 /* Records of a million ranks are some 15 MB; anything far beyond that is

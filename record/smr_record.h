@@ -3,9 +3,10 @@
  * written by the user's srun (placed, fallen back to blocked, or not
  * launched at all, and why), read by stencil-map audit.  One struct, one
  * writer, one reader; file names in smr_names.h, the in-job result beside
- * it in smr_verify.h.  Format SM_FORMAT_RECORD (placement/formats.h): a
- * record without "format" is format 1, a newer one is refused.  Fields
- * added within format 1 are optional on reading: launched (absent: true,
+ * it in smr_verify.h.  Format SM_FORMAT_RECORD
+ * (placement/formats/format_numbers.h): a record without "format" is
+ * format 1, a newer one is refused.  Fields added within format 1 are
+ * optional on reading: launched (absent: true,
  * every older record was of a launched step), error, the timings,
  * objective, effort, grid.order, the socket fields of bind=socket
  * steps, and "topology" of steps planned on network levels

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "smr_read_util.h"
 #include "smr_record.h"
 #include "smr_record_read.h"
-#include "spec_internal.h"
+#include "formats/spec_internal.h"
 
 static int parse_nodes(json_t *j, smr_record *rec, char *err, size_t n)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "smr_atomic.h"
 #include "smr_record.h"
 #include "smr_record_read.h"

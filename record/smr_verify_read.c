@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "smr_read_util.h"
 #include "smr_verify.h"
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "smr_atomic.h"
 #include "smr_json_write.h"
 #include "smr_names.h"

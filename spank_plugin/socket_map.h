@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 
 #define SM_SOCKET_MAP_ENV SMP_ENV_SOCKET_MAP
 #define SM_SOCKET_MAP_MAX_RANKS 65536 /* keeps the variable far below Linux's

@@ -36,7 +36,7 @@
 #include "node_sockets.h"
 #include "coords.h"
 #include "other_launchers.h"
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "learned_launch.h"
 #include "policy.h"
 #include "profile_check.h"
@@ -44,7 +44,7 @@
 #include "record.h"
 #include "slurm_topology.h"
 #include "srun_rules.h"
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 #include "step.h"
 
 SPANK_PLUGIN(stencil_map, 1);

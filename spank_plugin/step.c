@@ -8,9 +8,9 @@
 
 #include "private_dir.h"
 #include "socket_map.h"
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 #include "step.h"
-#include "task_env.h"
+#include "formats/task_env.h"
 
 extern char **environ;
 

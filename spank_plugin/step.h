@@ -11,7 +11,7 @@
 #include <stencilmap/placement.h>
 
 #include "alloc.h"
-#include "task_env.h"
+#include "formats/task_env.h"
 #include "policy.h"
 #include "step_levels.h"
 

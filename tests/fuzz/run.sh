@@ -13,12 +13,8 @@ work=${FUZZ_WORK_DIR:-$top/_build/fuzz}
 mkdir -p "$work"
 export STENCILMAP_SPECS_DIR="$top/stencil-specs"
 
-# the placement core as the plugin links it: without the Scotch comparator,
-# which only the CLI and the bench use
-srcs=()
-for f in "$top"/placement/*.c; do
-    [ "$(basename "$f")" = scotch_map.c ] || srcs+=("$f")
-done
+# the placement core as the plugin links it: its top files and every room
+srcs=("$top"/placement/*.c "$top"/placement/*/*.c)
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -I"$top/placement" -I"$top/topology" $(pkg-config --cflags jansson))
 # the topology parsers, for their harness only

@@ -16,10 +16,10 @@
 
 #include <cmocka.h>
 
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 #include "stencilmap.h"
 #include "stencilmap/placement.h"
-#include "task_env.h"
+#include "formats/task_env.h"
 
 static const char *env_get(const char *name, void *arg)
 {

@@ -29,7 +29,7 @@
 #include "policy.h"
 #include "record.h"
 #include "smr_record.h"
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 #include "step.h"
 
 static char dir[4096];

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "smr_record.h"
 #include "smr_verify.h"
 

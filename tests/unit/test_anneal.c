@@ -8,7 +8,7 @@
  * not, leaves nodes without ranks alone, and refuses what it cannot do. */
 #include "unit_util.h"
 
-#include "algorithms.h"
+#include "improve/improve.h"
 
 /* The most work one run may spend: setting up (every rank's cache), the
  * budget, and what crosses it: one filtering of the listed moves (a look

@@ -5,7 +5,7 @@
  * proven optimum of 2-D "component" instances. */
 #include "unit_util.h"
 
-#include "algorithms.h"
+#include "construct/construct.h"
 
 /* 1 node of 600 ranks among 400 nodes of 1 and back: deep, uneven splits. */
 static void test_bisect_uneven(void **state)

@@ -5,7 +5,7 @@
 #include "unit_util.h"
 
 #include "coords.h"
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 
 static void test_coords_both_orders(void **state)
 {

@@ -6,7 +6,7 @@
  * a message naming the variable. */
 #include "unit_util.h"
 
-#include "stencil_env.h"
+#include "formats/stencil_env.h"
 
 static void test_round_trip(void **state)
 {

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "formats.h"
+#include "formats/format_numbers.h"
 #include "learned_entry.h"
 #include "learned_judge.h"
 #include "learned_key.h"

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* auto on the nodes (plan_auto.c): every construction auto tries, each
+ * refined and annealed, the best kept.  It stands on construct/ and
+ * improve/; the levels room plans each group's nodes with it, and plan.c
+ * calls it for a step without levels. */
+#ifndef STENCILMAP_PLAN_AUTO_H
+#define STENCILMAP_PLAN_AUTO_H
+
+#include "model/model.h"
+
+/* Fills out->node_of_rank (allocated by the caller), score, algorithm,
+ * fold_axis, constructed and refined; anneals with effort times the
+ * default budget. */
+smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                         const int32_t *dense_to_node, int ndense, int nnodes,
+                         smp_objective obj, int effort, smp_placement *out, smp_error *err);
+
+#endif

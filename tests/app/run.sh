@@ -222,7 +222,7 @@ t_learned() {
         { fail "the learned placement sent $(mb "$l") between nodes, blocked $(mb "$b")"; return 1; }
 }
 
-# the figures, for the README and the report
+# the figures, for the manual (doc/user-guide.md, LAMMPS) and the report
 t_summary() {
     local r
     printf '%-8s %14s %12s\n' run "between nodes" "loop time"

@@ -2,7 +2,8 @@
 /* Paper 001's instance set, scored for every algorithm and (when built with
  * libscotch) for Scotch, plus a million ranks planned in a fresh process
  * whose CPU time and peak memory are measured.  Prints the figures the
- * README and the issues quote, and every bar with "met" or "MISSED".
+ * manual (doc/benchmarks.md) and the issues quote, and every bar with "met"
+ * or "MISSED".
  *
  * With --check it runs only the deterministic bars that need neither a
  * clock nor Scotch, and exits non-zero when one is missed; `make check`

@@ -97,10 +97,10 @@ typedef enum {
 /* How long auto may search on small grids (it anneals grids of up to 4096
  * ranks after refining): rounds of its default work, each from the last
  * one's result and about 80 ms of one core for 1,000 to 4,096 ranks (the
- * README's machine).  Long
- * jobs can afford more: effort 16 brings auto level with or below the best
- * of four general graph partitioners on all but 4 of those 432 instances
- * (README, "Against general mappers"). */
+ * machine of doc/benchmarks.md).  Long jobs can afford more: effort 16
+ * brings auto level with or below the best of four general graph
+ * partitioners on all but 4 of those 432 instances (doc/benchmarks.md,
+ * "Against general mappers"). */
 #define SMP_EFFORT_DEFAULT 1
 #define SMP_MAX_EFFORT 64
 

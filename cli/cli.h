@@ -59,7 +59,7 @@ smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm 
                     const smp_levels *levels, smp_levels_mode mode, smp_placement *out,
                     smp_error *err);
 
-/* The network levels above nodes (levels.c): --topology FILE, none, or
+/* The network levels above nodes (topology_option.c): --topology FILE, none, or
  * inside an allocation Slurm's (scontrol show topology), said on stderr.
  * Non-zero: the exit code (a bad --topology file: 2). */
 int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv);

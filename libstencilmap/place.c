@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The task's place from STENCIL_MAP_* (strict); the grid arithmetic and
- * the edge counting that use it are grid.c's.  No PMIx. */
+ * the edge counting that use it are job_grid.c's.  No PMIx. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

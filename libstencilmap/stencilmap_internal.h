@@ -9,7 +9,7 @@
 stencilmap_status sm_msg(char *msg, size_t len, stencilmap_status st, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* ---- network levels (levels.c) ---- */
+/* ---- network levels (job_levels.c) ---- */
 /* STENCIL_MAP_LEVEL_NODES, _LEVELS, _LEVEL_JSUM, _LEVEL_JMAX into pl (all
  * or none; none leaves nlevels 0). */
 stencilmap_status sm_levels_parse(stencilmap_place *pl, stencilmap_getenv_fn get, void *arg,

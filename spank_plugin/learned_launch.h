@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* srun --stencil-map=learn (and the site's default=learn): no spec at all.
  *
- * For the program srun launches (learned/learned_key.h) the user's store
- * (learned/learned_store.h) is asked:
+ * For the program srun launches (learning/store/learned_key.h) the user's store
+ * (learning/store/learned_store.h) is asked:
  *   - a spec learned on this many ranks, or on another count when the
  *     application got its grid from MPI_Dims_create (recomputed for this
  *     count): the step is placed by it, and srun's summary line says
@@ -11,7 +11,7 @@
  *     another count): the step launches blocked with the profile library
  *     (as profile:DIR, into a directory of the store), and when srun ends
  *     (slurm_spank_exit, in the user's srun only) the profile is judged
- *     (learned/learned_judge.h) and a spec or a verdict stored;
+ *     (learning/store/learned_judge.h) and a spec or a verdict stored;
  *   - a standing "not a stencil code" verdict, or a stored file that
  *     cannot be read: the step launches blocked, with one line saying why.
  * Learning never fails the user's step and never changes its exit status:

@@ -21,7 +21,7 @@
 /* the in-job result <job>.<step>.verify.json and stencil-map-verify --json
  * (record/smr_verify.h) */
 #define SM_FORMAT_VERIFY 1
-/* a learned spec or verdict in the user's store (learned/learned_entry.h) */
+/* a learned spec or verdict in the user's store (learning/store/learned_entry.h) */
 #define SM_FORMAT_LEARNED 1
 
 #endif

@@ -4,7 +4,7 @@
  * dimensions; the graph is never stored.  Everything that follows edges
  * asks this header for their ends: the scores (score.c, sockets.c),
  * refinement's neighbour lists (neighbours.c), the drawing (cli/svg.c) and
- * Scotch's graph (bench/scotch_map.c).  The in-job check in libstencilmap
+ * Scotch's graph (peers/scotch_map.c).  The in-job check in libstencilmap
  * keeps its own walk on purpose (see libstencilmap/place.c).
  *
  * Strides follow the grid's own rank order, so column-major grids need no

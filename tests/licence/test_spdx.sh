@@ -39,7 +39,7 @@ fi
 expected() {
     case "$1" in
     libstencilmap/stencil-map-verify.c | libstencilmap/stencil-map-verify.1) echo GPL-2.0-or-later ;;
-    placement/* | record/* | libstencilmap/* | profile/* | topology/*) echo LGPL-2.1-or-later ;;
+    placement/* | record/* | libstencilmap/* | learning/profile/* | topology/*) echo LGPL-2.1-or-later ;;
     *) echo GPL-2.0-or-later ;;
     esac
 }

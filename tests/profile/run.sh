@@ -51,7 +51,7 @@ mkdir -p "$WORK/logs" "$WORK/records"
 
 build() {
     SMC_BUILD_ROOT=$ROOT "$TOP/tests/integration/build.sh" "$PREFIX" || return 1
-    make -C "$ROOT/obj/profile" check >"$ROOT/check-profile.log" 2>&1 || return 1
+    make -C "$ROOT/obj/learning/profile" check >"$ROOT/check-profile.log" 2>&1 || return 1
     local f
     for f in "$SM" "$HALO" "$SO" "$LIB" "$PROBE"; do
         [ -e "$f" ] || { echo "run.sh: $f was not built/installed (PMIx or mpicc missing?)"; return 1; }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The store of learned specs (learned/): keys of executables (ELF build
+/* The store of learned specs (learning/store/): keys of executables (ELF build
  * ID, else a hash of the content), the store's directories and their
  * checks, the entry file both ways with its format number, hostile and
  * corrupt files, one winner of two concurrent writers, the lookup's

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Grid arithmetic and the edge counting of a parsed place (place.c),
- * shared by stencilmap_verify(), the network levels (levels.c) and the
- * unit tests.  No PMIx. */
+ * shared by stencilmap_verify(), the network levels (job_levels.c) and the
+ * unit tests.  No PMIx.  The deliberate twin of the placement core's grid
+ * and edges (placement/edges.h), kept apart on purpose: see below. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The topology parsers and smt_levels_for, driven by data: every file in
  * tests/unit/topology/valid and .../invalid (NAME.conf for topology.conf,
- * NAME.printed for scontrol's output) has a NAME.expect beside it:
+ * NAME.yaml for topology.yaml, NAME.printed for scontrol's output) has a
+ * NAME.expect beside it:
  *   nodes HOSTLIST        the step's nodes (default n1)
+ *   topology NAME         the topology.yaml topology read (default: the
+ *                         cluster's default)
  *   kind K                smt_kind() of the parsed topology
  *   source S              smt_source() (and the levels' source)
  *   level L NAME...       the group name of each step node at level L;
@@ -50,9 +53,10 @@ static void run_case(const char *dir, const char *file, bool want_valid)
     char *dot = strrchr(epath, '.');
     strcpy(dot, ".expect");
     bool printed = !strcmp(strrchr(file, '.'), ".printed");
+    bool yaml = !strcmp(strrchr(file, '.'), ".yaml");
     size_t len, elen;
     char *text = slurp(path, &len), *expect = slurp(epath, &elen);
-    const char *nodes = "n1", *kind = NULL, *source = NULL, *error = NULL;
+    const char *nodes = "n1", *kind = NULL, *source = NULL, *error = NULL, *name = NULL;
     char *levels[SMP_MAX_LEVELS + 1] = {0};
     int nlevels = 0;
     for (char *save = NULL, *line = strtok_r(expect, "\n", &save); line;
@@ -71,6 +75,8 @@ static void run_case(const char *dir, const char *file, bool want_valid)
             source = sp + 1;
         else if (!strcmp(line, "error"))
             error = sp + 1;
+        else if (!strcmp(line, "topology"))
+            name = sp + 1;
         else if (!strcmp(line, "level") && nlevels <= SMP_MAX_LEVELS) {
             char *names = strchr(sp + 1, ' ');
             if (!names || atoi(sp + 1) != nlevels)
@@ -86,7 +92,10 @@ static void run_case(const char *dir, const char *file, bool want_valid)
     smp_error err;
     smp_error_clear(&err);
     smt_topology *t = NULL;
+    if (!printed && smt_is_yaml(text, len) != yaml)
+        fail_msg("%s: smt_is_yaml says %d", path, !yaml);
     smp_status s = printed ? smt_parse_printed(text, len, &t, &err)
+                   : yaml  ? smt_parse_yaml(text, len, path, name, &t, &err)
                            : smt_parse_conf(text, len, path, &t, &err);
     smp_levels lv = {0};
     smp_nodes sn = {0};
@@ -145,7 +154,7 @@ static int walk(const char *sub, bool valid)
     struct dirent *e;
     while ((e = readdir(d))) {
         const char *ext = strrchr(e->d_name, '.');
-        if (!ext || (strcmp(ext, ".conf") && strcmp(ext, ".printed")))
+        if (!ext || (strcmp(ext, ".conf") && strcmp(ext, ".printed") && strcmp(ext, ".yaml")))
             continue;
         run_case(dir, e->d_name, valid);
         n++;

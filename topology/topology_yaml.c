@@ -416,10 +416,32 @@ static smp_status topo_check(struct yreader *r, const struct ytopo *t)
         return fail_at(r, line, "%s: tree: no switches", t->label);
     if (!strcmp(t->kind, "block") && t->n == 0)
         return fail_at(r, line, "%s: block: no blocks", t->label);
-    for (int i = 0; i < r->ntop - 1; i++)
-        if (!strcmp(r->top[i].name, t->name))
-            return fail_at(r, line, "%s is already defined on line %d", t->label, r->top[i].line);
     return SMP_OK;
+}
+
+static int cmp_topo(const void *a, const void *b)
+{
+    const struct ytopo *x = *(const struct ytopo *const *)a, *y = *(const struct ytopo *const *)b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Topology names are unique: sorted, so that a file of many stays fast. */
+static smp_status names_unique(struct yreader *r)
+{
+    const struct ytopo **v = malloc(sizeof(*v) * (size_t)r->ntop);
+    if (!v)
+        return smp_error_set(r->err, SMP_ERR_SYSTEM, "%s: out of memory", r->src);
+    for (int i = 0; i < r->ntop; i++)
+        v[i] = &r->top[i];
+    qsort(v, (size_t)r->ntop, sizeof(*v), cmp_topo);
+    smp_status s = SMP_OK;
+    for (int i = 1; i < r->ntop && !s; i++)
+        if (!strcmp(v[i - 1]->name, v[i]->name))
+            s = fail_at(r, v[i]->line, "%s is already defined on line %d", v[i]->label,
+                        v[i - 1]->line);
+    free(v);
+    return s;
 }
 
 static smp_status topo_item(struct yreader *r, void *arg)
@@ -467,7 +489,7 @@ static smp_status read_all(struct yreader *r)
         s = fail(r, "a second YAML document: topology.yaml holds one");
     if (!s && r->ntop == 0)
         s = fail(r, "no topology (an empty list)");
-    return s;
+    return s ? s : names_unique(r);
 }
 
 /* ---- the chosen topology into the model -------------------------------- */

@@ -34,6 +34,7 @@ struct ytopo {
     char label[SMT_MAX_NAME + 16]; /* "topology 'NAME'" or "topology 2" */
     int line, sizes_line;
     uint32_t base; /* block_sizes' first, 0 before it */
+    int nsizes;
     bool is_default;
     const char *kind; /* "tree", "block", "flat", "ring", "torus3d"; NULL: none */
     struct yunit *u;
@@ -323,9 +324,9 @@ static smp_status size_item(struct yreader *r, void *arg)
     if (base && (n % base || (ratio & (ratio - 1)) || ratio > (1u << 15)))
         return fail(r, "%s: block_sizes: %u is not the first size (%u) times a power of two up "
                     "to 2^15", t->label, n, base);
-    size_t len = strlen(t->sizes);
-    if (len + 12 > sizeof(t->sizes))
+    if (++t->nsizes > Y_MAX_SIZES)
         return fail(r, "%s: block_sizes: more than %d sizes", t->label, Y_MAX_SIZES);
+    size_t len = strlen(t->sizes); /* 11 bytes a size at most: always room */
     snprintf(t->sizes + len, sizeof(t->sizes) - len, "%s%u", len ? "," : "", n);
     return SMP_OK;
 }

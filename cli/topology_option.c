@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #define _GNU_SOURCE /* pipe2, execvpe */
 /* The network levels above the nodes for the subcommands: from
- * --topology FILE (topology.conf syntax), off with --topology none, and
- * inside an allocation without the option from Slurm itself: `scontrol
- * show topology` run without a shell (SLURM_TOPO_LEN unset: it cuts
- * lines), its output read by the topology library.  A topology the user
+ * --topology FILE[:NAME] (topology.conf or topology.yaml), off with
+ * --topology none, and inside an allocation without the option from Slurm
+ * itself: `scontrol show topology` run without a shell (SLURM_TOPO_LEN
+ * unset: it cuts lines), its output read by the topology library.  A topology the user
  * named must fit the nodes (exit 2 otherwise); Slurm's, taken unasked,
  * only warns and plans without levels when it does not. */
 #include <errno.h>
@@ -175,9 +175,12 @@ int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *
     }
     smt_topology *t;
     smp_error err;
-    smp_status s = smt_load_conf(o->topology, &t, &err);
+    smp_status s = smt_load(o->topology, &t, &err);
     if (!s) {
         s = smt_levels_for(t, nodes, lv, &err);
+        if (!s && !strcmp(smt_kind(t), "none")) /* topology.yaml's flat */
+            fprintf(stderr, "stencil-map: --topology %s: a flat topology, no network levels: "
+                            "planned as without a topology\n", o->topology);
         smt_free(t);
     }
     if (s) {

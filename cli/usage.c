@@ -19,8 +19,10 @@ static const char allocation_lines[] =
 /* the network levels above the nodes (plan, compare, score, draw) */
 static const char topology_lines[] =
     "--topology FILE   leaf switches or blocks above the nodes, in topology.conf\n"
-    "                  syntax; 'none': no levels (default: inside an allocation,\n"
-    "                  Slurm's, from scontrol show topology)\n";
+    "                  or topology.yaml syntax (FILE:NAME: the yaml's topology\n"
+    "                  NAME, else its cluster_default); 'none': no levels\n"
+    "                  (default: inside an allocation, Slurm's, from scontrol\n"
+    "                  show topology)\n";
 static const char levels_mode_lines[] =
     "--levels-mode M   how auto plans on the levels: best (default), groups-first,\n"
     "                  nodes-first\n";

@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
     build-essential autoconf automake libtool pkg-config
     libjansson-dev libcmocka-dev libhwloc-dev libscotch-dev
+    libyaml-dev                 # topology/: Slurm's topology.yaml
     slurm-wlm libslurm-dev munge libpmix-dev
     openmpi-bin libopenmpi-dev
     mpich libmpich-dev          # tests/launchers: MPICH's mpiexec (Hydra) and mpicc.mpich

@@ -105,7 +105,8 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
             } else {
                 return fail(msg, n, "plugstack argument topology=%.100s: %s", val,
                             "must be 'slurm', 'none' or the absolute path of a topology.conf "
-                            "file (shorter than 1024 bytes)");
+                            "or topology.yaml file, with :NAME for one of the yaml's topologies "
+                            "(shorter than 1024 bytes)");
             }
         } else if (KEY("levels_mode")) {
             if (!smp_levels_mode_from_name(val, &pol->levels_mode))

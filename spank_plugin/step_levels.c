@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where a step's network levels come from (step_levels.h).  Both sources
- * go through topology/ (libsmtopology): the site file as topology.conf,
- * Slurm's answer as the lines scontrol prints; the file is opened here,
- * in srun, with the user's rights (slurmstepd never reads it). */
+ * go through topology/ (libsmtopology): the site file as topology.conf or
+ * topology.yaml (whatever Slurm release runs: the file is read here, not
+ * by Slurm), Slurm's answer as the lines scontrol prints; the file is
+ * opened here, in srun, with the user's rights (slurmstepd never reads
+ * it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +45,7 @@ smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
     if (pol->topology == SM_TOPOLOGY_FILE) {
         snprintf(source, sizeof(source), "file %.*s", (int)sizeof(source) - 6,
                  pol->topology_file);
-        s = smt_load_conf(pol->topology_file, &t, err);
+        s = smt_load(pol->topology_file, &t, err); /* FILE or topology.yaml's FILE:NAME */
     } else {
         s = from_slurm(slurm, &t, source, sizeof(source), err);
     }

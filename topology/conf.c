@@ -376,6 +376,14 @@ static void state_free(struct conf_state *c)
     free(c->sizes);
 }
 
+smp_status smt_blocks_build(smt_topology *t, char **nodes, int *lines, int n, char *sizes,
+                            int sizes_line, smp_error *err)
+{
+    struct conf_state c = {.t = t, .bnodes = nodes, .bline = lines, .nb = n, .bcap = n,
+                           .sizes = sizes, .sizes_line = sizes_line};
+    return build_blocks(&c, err); /* c owns nothing: the caller frees */
+}
+
 smp_status smt_parse_conf(const char *text, size_t len, const char *source, smt_topology **out,
                           smp_error *err)
 {

@@ -54,5 +54,12 @@ struct smt_switch_rec {
  * records' in order.  A switch listed under two parents is accepted only
  * when both list the same children (equal spines). */
 smp_status smt_tree_build(smt_topology *t, struct smt_switch_rec *recs, int n, smp_error *err);
+/* The blocks of topology/block from another syntax (topology.yaml): units
+ * 0 to n-1 of t are the base blocks in order, nodes[i] and lines[i] their
+ * hostlist and line; sizes is BlockSizes' text ("4,8,16", node counts) or
+ * NULL for Slurm's default levels.  Aggregates them as conf.c does and
+ * finishes t; the arrays stay the caller's. */
+smp_status smt_blocks_build(smt_topology *t, char **nodes, int *lines, int n, char *sizes,
+                            int sizes_line, smp_error *err);
 
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A site's topology file: read whole (a regular file of at most
  * SMT_MAX_BYTES, never a FIFO or device that could hang or feed without
- * end), then parsed as topology.conf.  Apart from the model and the
- * parsers so that they never call back up into file reading. */
+ * end), then parsed as topology.yaml or topology.conf, told by content.
+ * Apart from the model and the parsers so that they never call back up
+ * into file reading. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,7 +14,21 @@
 
 #include "topology_internal.h"
 
-smp_status smt_load_conf(const char *path, smt_topology **out, smp_error *err)
+static smp_status parse(const char *text, size_t len, const char *path, const char *name,
+                        smt_topology **out, smp_error *err)
+{
+    if (smt_is_yaml(text, len))
+        return smt_parse_yaml(text, len, path, name, out, err);
+    if (name)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "topology '%.200s:%.80s': ':%.80s' picks one of a topology.yaml's "
+                             "topologies, and %.200s is in topology.conf syntax",
+                             path, name, name, path);
+    return smt_parse_conf(text, len, path, out, err);
+}
+
+/* name: the topology.yaml topology asked for, or NULL */
+static smp_status load(const char *path, const char *name, smt_topology **out, smp_error *err)
 {
     *out = NULL;
     /* O_NONBLOCK: a FIFO named as the topology must not hang; anything but
@@ -71,7 +86,29 @@ smp_status smt_load_conf(const char *path, smt_topology **out, smp_error *err)
         s = smp_error_set(err, SMP_ERR_INPUT, "topology '%.200s': larger than the limit of %d bytes",
                           path, SMT_MAX_BYTES);
     else
-        s = smt_parse_conf(buf, n, path, out, err);
+        s = parse(buf, n, path, name, out, err);
     free(buf);
     return s;
+}
+
+smp_status smt_load_conf(const char *path, smt_topology **out, smp_error *err)
+{
+    return load(path, NULL, out, err);
+}
+
+smp_status smt_load(const char *arg, smt_topology **out, smp_error *err)
+{
+    *out = NULL;
+    const char *colon = strrchr(arg, ':');
+    struct stat st;
+    /* FILE:NAME, unless FILE:NAME is itself a file or NAME is not a name */
+    if (!colon || !colon[1] || strchr(colon, '/') || stat(arg, &st) == 0)
+        return load(arg, NULL, out, err);
+    char path[4096];
+    size_t n = (size_t)(colon - arg);
+    if (n >= sizeof(path))
+        return smp_error_set(err, SMP_ERR_INPUT, "topology '%.200s...': path too long", arg);
+    memcpy(path, arg, n);
+    path[n] = '\0';
+    return load(path, colon + 1, out, err);
 }

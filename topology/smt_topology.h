@@ -38,8 +38,28 @@ typedef struct smt_topology smt_topology; /* opaque: switches or blocks by name 
 smp_status smt_parse_conf(const char *text, size_t len, const char *source, smt_topology **out,
                           smp_error *err);
 /* Reads a regular file of at most SMT_MAX_BYTES (FIFOs and devices are
- * refused, as for spec files) and parses it with smt_parse_conf. */
+ * refused, as for spec files) and parses it with smt_parse_yaml (its
+ * default topology) when smt_is_yaml says so, else smt_parse_conf. */
 smp_status smt_load_conf(const char *path, smt_topology **out, smp_error *err);
+/* topology.yaml (Slurm 25.05 and later): a list of topologies, each
+ * "topology: NAME", "cluster_default: BOOL" and one of tree: (switches:
+ * switch, children, nodes), block: (block_sizes, blocks: block, nodes),
+ * flat: true, or 26.05's ring: and torus3d:.  Every topology is checked
+ * for form; the one named name, or by default the first with
+ * cluster_default: true (else the first), is built as topology.conf's
+ * switches or blocks are.  Flat gives a topology without units (no
+ * levels); ring and torus3d, and a name the file does not define (the
+ * message lists those it does), are errors.  YAML aliases are refused. */
+smp_status smt_parse_yaml(const char *text, size_t len, const char *source, const char *name,
+                          smt_topology **out, smp_error *err);
+/* Whether the text's first line that is neither blank nor a comment is
+ * YAML ("- topology: ...", "---", "topology: ..."), not KEY=VALUE pairs. */
+bool smt_is_yaml(const char *text, size_t len);
+/* A topology file named by the user: "FILE" or "FILE:NAME" (NAME picks
+ * one of a topology.yaml's topologies; a FILE whose whole name holds a
+ * ':' is read as it is).  Read as smt_load_conf reads, then parsed as
+ * topology.yaml or topology.conf by content. */
+smp_status smt_load(const char *arg, smt_topology **out, smp_error *err);
 /* What `scontrol show topology` (slurm_print_topo_info_msg) prints, every
  * release from 22.05 to 26.05: tree lines "SwitchName=%s Level=%u
  * LinkSpeed=%u[ Nodes=%s][ Switches=%s]" (leaves are Level=0; upper

@@ -197,8 +197,8 @@ smp_status smt_finish(smt_topology *t, smp_error *err)
         for (int steps = 0; v >= 0; steps++) {
             if (steps > t->n) /* v is on the loop by now */
                 return smp_error_set(err, SMP_ERR_INPUT,
-                                     "%s:%d: a loop in Switches= through switch '%s'", t->source,
-                                     t->u[v].line, t->u[v].name);
+                                     "%s:%d: a loop in %s through switch '%s'", t->source,
+                                     t->u[v].line, smt_children_field(t), t->u[v].name);
             v = t->u[v].parent;
         }
     }

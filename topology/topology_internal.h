@@ -31,7 +31,14 @@ struct smt_topology {
     char **names;         /* the node names the members point to */
     int64_t nnames, ncap;
     int32_t *byname;      /* unit indices sorted by name (smt_index_units) */
+    bool yaml;            /* from topology.yaml: messages name its fields */
 };
+
+/* The field that lists a switch's child switches, as messages name it. */
+static inline const char *smt_children_field(const smt_topology *t)
+{
+    return t->yaml ? "children" : "Switches=";
+}
 
 smt_topology *smt_new(enum smt_kind_e kind, const char *source);
 /* Adds a unit (name copied); returns its index, or -1 with err set. */

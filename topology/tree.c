@@ -32,26 +32,26 @@ static smp_status resolve_children(smt_topology *t, const struct smt_switch_rec 
     int count = 0;
     smp_error herr;
     if (smp_hostlist_expand(r->switches, &names, &count, &herr))
-        return smp_error_set(err, SMP_ERR_INPUT, "%s:%d: switch '%s': Switches: %s", t->source,
-                             r->line, self,
+        return smp_error_set(err, SMP_ERR_INPUT, "%s:%d: switch '%s': %s %s", t->source,
+                             r->line, self, t->yaml ? "children:" : "Switches:",
                              strncmp(herr.msg, "--nodes: ", 9) ? herr.msg : herr.msg + 9);
     smp_status s = SMP_OK;
     k->v = malloc(sizeof(int32_t) * (size_t)(count ? count : 1));
     if (!k->v)
         s = smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", t->source);
     if (!s && count == 0)
-        s = smp_error_set(err, SMP_ERR_INPUT, "%s:%d: switch '%s': Switches= names no switch",
-                          t->source, r->line, self);
+        s = smp_error_set(err, SMP_ERR_INPUT, "%s:%d: switch '%s': %s names no switch",
+                          t->source, r->line, self, smt_children_field(t));
     for (int i = 0; i < count && !s; i++) {
         int32_t c = smt_find_unit(t, names[i]);
         if (c < 0)
             s = smp_error_set(err, SMP_ERR_INPUT,
-                              "%s:%d: switch '%s': Switches= names unknown switch '%.80s'",
-                              t->source, r->line, self, names[i]);
+                              "%s:%d: switch '%s': %s names unknown switch '%.80s'",
+                              t->source, r->line, self, smt_children_field(t), names[i]);
         else if (c == r->unit)
             s = smp_error_set(err, SMP_ERR_INPUT,
-                              "%s:%d: a loop in Switches=: switch '%s' lists itself", t->source,
-                              r->line, self);
+                              "%s:%d: a loop in %s: switch '%s' lists itself", t->source,
+                              r->line, smt_children_field(t), self);
         else
             k->v[k->n++] = c;
     }
@@ -82,8 +82,8 @@ smp_status smt_tree_build(smt_topology *t, struct smt_switch_rec *recs, int n, s
         rec_of[r->unit] = i;
         if (r->nodes) {
             char what[256];
-            snprintf(what, sizeof(what), "%s:%d: switch '%s': Nodes", t->source, r->line,
-                     t->u[r->unit].name);
+            snprintf(what, sizeof(what), "%s:%d: switch '%s': %s", t->source, r->line,
+                     t->u[r->unit].name, t->yaml ? "nodes" : "Nodes");
             s = smt_add_members(t, r->unit, r->nodes, what, err);
         } else if (r->switches) {
             s = resolve_children(t, r, &kids[i], err);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # stencil-map with network levels: --topology FILE on plan, compare, score
 # and draw (JSON keys, one line per level, exit 2 and a message naming the
-# file, line, switch or node for a bad topology), --topology none, and
+# file, line, switch or node for a bad topology), topology.yaml and its
+# FILE:NAME planning as the same topology.conf does, --topology none, and
 # inside an allocation Slurm's topology through `scontrol show topology`
 # (a stand-in scontrol first in PATH prints what Slurm's would, and
 # records that SLURM_TOPO_LEN did not reach it).
@@ -115,6 +116,38 @@ run 2 bad-missing plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$work
 has bad-missing err "$work/nothere.conf': cannot open"
 run 2 bad-dir score auto:2d:5pt --hostfile "$work/blocked-plain" --topology "$work"
 has bad-dir err "not a regular file"
+
+# ---- topology.yaml: the same plan as the same network in topology.conf ---
+same_plan() { # same_plan NAME NODES CONF YAML: byte-identical hostfiles
+    run 0 "$1-conf" plan auto:2d:5pt --nodes "$2" --slots 16 --topology "$3" --hostfile "$work/$1.conf.hosts"
+    run 0 "$1-yaml" plan auto:2d:5pt --nodes "$2" --slots 16 --topology "$4" --hostfile "$work/$1.yaml.hosts"
+    check_cmd "$1: topology.yaml plans as topology.conf (the same hostfile)" \
+        cmp -s "$work/$1.conf.hosts" "$work/$1.yaml.hosts"
+}
+same_plan yaml-tree "$nodes" "$three" "$valid/yaml-tree.yaml"
+has yaml-tree-yaml out "level 1 (2 groups of groups, file $valid/yaml-tree.yaml)"
+same_plan yaml-block 'n[01-16]' "$valid/block-sizes.conf" "$valid/yaml-block-sizes.yaml"
+printf 'BlockName=r%d Nodes=a[%d-%d]\n' 1 1 2 2 3 4 3 5 6 4 7 8 >"$work/racks.conf"
+echo 'BlockSizes=2,4' >>"$work/racks.conf"
+same_plan yaml-named 'a[1-8]' "$work/racks.conf" "$valid/yaml-three-named.yaml:racks"
+has yaml-named-yaml out "level 0 (4 groups, file $valid/yaml-three-named.yaml:racks)"
+# by content, not by name: topology.yaml text in a file named *.conf
+cp "$valid/yaml-tree.yaml" "$work/fabric.conf"
+same_plan yaml-by-content "$nodes" "$three" "$work/fabric.conf"
+# flat: planned as without a topology, and said so
+run 0 yaml-flat plan auto:2d:5pt --nodes "$nodes" --slots 16 \
+    --topology "$valid/yaml-three-named.yaml:none-at-all" --hostfile "$work/flat.hosts"
+has yaml-flat err "a flat topology, no network levels: planned as without a topology"
+run 0 yaml-flat-none plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology none \
+    --hostfile "$work/none.hosts"
+check_cmd "flat plans as --topology none" cmp -s "$work/flat.hosts" "$work/none.hosts"
+run 2 yaml-unknown-name plan auto:2d:5pt --nodes "$nodes" --slots 16 \
+    --topology "$valid/yaml-three-named.yaml:spine"
+has yaml-unknown-name err "no topology named 'spine' (the file defines fat-tree, racks, none-at-all)"
+run 2 yaml-bad plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid/yaml-unknown-key.yaml"
+has yaml-bad err "yaml-unknown-key.yaml:4: topology 't': tree: unknown key 'switchs' (switches)"
+run 2 yaml-name-on-conf plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three:fabric"
+has yaml-name-on-conf err "is in topology.conf syntax"
 
 # ---- compare and score ---------------------------------------------------
 run 0 compare compare auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: any bytes as a topology.  The first byte picks the
- * parser ('c': topology.conf, anything else: scontrol's output), the first
+ * parser ('c': topology.conf, 'y': topology.yaml's default topology, 'Y':
+ * its topology named "b", anything else: scontrol's output), the first
  * line is the step's node list, the rest the topology text.  A topology
  * that parses gives levels for the step that must nest and be in range,
  * and a small grid is planned on them: every node keeps its share.
@@ -44,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
         return 0;
-    bool conf = data[0] == 'c';
+    bool conf = data[0] == 'c', yaml = data[0] == 'y' || data[0] == 'Y';
     const char *text = (const char *)data + 1;
     size_t len = size - 1;
     const char *nl = memchr(text, '\n', len);
@@ -57,8 +58,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text = nl + 1;
     smt_topology *t = NULL;
     smp_error err = {0};
-    smp_status s = conf ? smt_parse_conf(text, len, "fuzz.conf", &t, &err)
-                        : smt_parse_printed(text, len, &t, &err);
+    (void)smt_is_yaml(text, len); /* any bytes: never reads past len */
+    smp_status s = conf   ? smt_parse_conf(text, len, "fuzz.conf", &t, &err)
+                   : yaml ? smt_parse_yaml(text, len, "fuzz.yaml", data[0] == 'Y' ? "b" : NULL,
+                                           &t, &err)
+                          : smt_parse_printed(text, len, &t, &err);
     if (s) {
         if (t || err.status != s || err.msg[0] == '\0')
             abort(); /* a failure must say why and leave nothing */

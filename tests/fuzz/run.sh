@@ -17,8 +17,8 @@ export STENCILMAP_SPECS_DIR="$top/stencil-specs"
 srcs=("$top"/placement/*.c "$top"/placement/*/*.c)
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -I"$top/placement" -I"$top/topology" $(pkg-config --cflags jansson))
-# the topology parsers, for their harness only
-topo_srcs=("$top"/topology/*.c)
+# the topology parsers, for their harness only (topology.yaml: libyaml)
+topo_srcs=("$top"/topology/*.c $(pkg-config --cflags --libs yaml-0.1))
 libs=($(pkg-config --libs jansson) -lm)
 
 "$here/make-seeds.sh" "$here/seeds"
@@ -36,11 +36,17 @@ for h in spec hostlist plan topology; do
     hostlist)
         printf 'n[01-04]\00048(x3),32' >"$corpus/seed-slots"
         printf 'node[1-3],gpu[07-08]\0004' >"$corpus/seed-mixed" ;;
-    topology) # 'c' or 'p', the step's nodes, then a topology of the tests' files
+    topology) # 'c', 'y', 'Y' or 'p', the step's nodes, then a topology of the tests' files
         i=0
         for f in "$top"/tests/unit/topology/*/*.conf; do
             i=$((i + 1))
             { printf 'cn[1-8],n[01-16],a[1-8],g[1-12]\n'; cat "$f"; } >"$corpus/seed-$i"
+        done
+        for f in "$top"/tests/unit/topology/*/*.yaml; do
+            i=$((i + 1))
+            { printf 'yn[1-8],n[01-16],a[1-8],g[1-12]\n'; cat "$f"; } >"$corpus/seed-$i"
+            i=$((i + 1))
+            { printf 'Ya[1-8]\n'; sed 's/racks/b/' "$f"; } >"$corpus/seed-$i"
         done
         for f in "$top"/tests/unit/topology/*/*.printed; do
             i=$((i + 1))

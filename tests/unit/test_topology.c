@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The topology parsers and smt_levels_for, driven by data: every file in
  * tests/unit/topology/valid and .../invalid (NAME.conf for topology.conf,
- * NAME.printed for scontrol's output) has a NAME.expect beside it:
+ * NAME.yaml for topology.yaml, NAME.printed for scontrol's output) has a
+ * NAME.expect beside it:
  *   nodes HOSTLIST        the step's nodes (default n1)
+ *   topology NAME         the topology.yaml topology read (default: the
+ *                         cluster's default)
  *   kind K                smt_kind() of the parsed topology
  *   source S              smt_source() (and the levels' source)
  *   level L NAME...       the group name of each step node at level L;
@@ -50,9 +53,10 @@ static void run_case(const char *dir, const char *file, bool want_valid)
     char *dot = strrchr(epath, '.');
     strcpy(dot, ".expect");
     bool printed = !strcmp(strrchr(file, '.'), ".printed");
+    bool yaml = !strcmp(strrchr(file, '.'), ".yaml");
     size_t len, elen;
     char *text = slurp(path, &len), *expect = slurp(epath, &elen);
-    const char *nodes = "n1", *kind = NULL, *source = NULL, *error = NULL;
+    const char *nodes = "n1", *kind = NULL, *source = NULL, *error = NULL, *name = NULL;
     char *levels[SMP_MAX_LEVELS + 1] = {0};
     int nlevels = 0;
     for (char *save = NULL, *line = strtok_r(expect, "\n", &save); line;
@@ -71,6 +75,8 @@ static void run_case(const char *dir, const char *file, bool want_valid)
             source = sp + 1;
         else if (!strcmp(line, "error"))
             error = sp + 1;
+        else if (!strcmp(line, "topology"))
+            name = sp + 1;
         else if (!strcmp(line, "level") && nlevels <= SMP_MAX_LEVELS) {
             char *names = strchr(sp + 1, ' ');
             if (!names || atoi(sp + 1) != nlevels)
@@ -86,7 +92,10 @@ static void run_case(const char *dir, const char *file, bool want_valid)
     smp_error err;
     smp_error_clear(&err);
     smt_topology *t = NULL;
+    if (!printed && smt_is_yaml(text, len) != yaml)
+        fail_msg("%s: smt_is_yaml says %d", path, !yaml);
     smp_status s = printed ? smt_parse_printed(text, len, &t, &err)
+                   : yaml  ? smt_parse_yaml(text, len, path, name, &t, &err)
                            : smt_parse_conf(text, len, path, &t, &err);
     smp_levels lv = {0};
     smp_nodes sn = {0};
@@ -145,7 +154,7 @@ static int walk(const char *sub, bool valid)
     struct dirent *e;
     while ((e = readdir(d))) {
         const char *ext = strrchr(e->d_name, '.');
-        if (!ext || (strcmp(ext, ".conf") && strcmp(ext, ".printed")))
+        if (!ext || (strcmp(ext, ".conf") && strcmp(ext, ".printed") && strcmp(ext, ".yaml")))
             continue;
         run_case(dir, e->d_name, valid);
         n++;
@@ -228,6 +237,61 @@ static void test_load_conf(void **state)
     rmdir(fifo);
 }
 
+/* smt_load: FILE:NAME picks a topology.yaml topology; a file whose name
+ * holds a ':' is still read whole; NAME on topology.conf is refused. */
+static void test_load_yaml(void **state)
+{
+    (void)state;
+    smp_error err;
+    smt_topology *t = NULL;
+    char path[2200], arg[2300];
+    snprintf(path, sizeof(path), "%s/valid/yaml-three-named.yaml", data_dir());
+    assert_ok(smt_load(path, &t, &err), err); /* the default: the tree */
+    assert_string_equal(smt_kind(t), "topology/tree");
+    assert_string_equal(smt_source(t), path);
+    smt_free(t);
+    snprintf(arg, sizeof(arg), "%s:racks", path);
+    assert_ok(smt_load(arg, &t, &err), err);
+    assert_string_equal(smt_kind(t), "topology/block");
+    smt_free(t);
+    snprintf(arg, sizeof(arg), "%s:none-at-all", path);
+    assert_ok(smt_load(arg, &t, &err), err);
+    assert_string_equal(smt_kind(t), "none");
+    smt_free(t);
+    snprintf(arg, sizeof(arg), "%s:nope", path);
+    assert_err(smt_load(arg, &t, &err), SMP_ERR_INPUT, err,
+               "no topology named 'nope' (the file defines fat-tree, racks, none-at-all)");
+    assert_null(t);
+    snprintf(path, sizeof(path), "%s/valid/tree-two-tier.conf", data_dir());
+    snprintf(arg, sizeof(arg), "%s:x", path);
+    assert_err(smt_load(arg, &t, &err), SMP_ERR_INPUT, err, "is in topology.conf syntax");
+    assert_ok(smt_load_conf(path, &t, &err), err);
+    smt_free(t);
+    char dir[] = "/tmp/smt-yaml-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/a:b", dir); /* a ':' in the file's own name */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("# leaf switches\n\n- topology: t\n  tree:\n    switches:\n"
+          "      - {switch: s1, nodes: n1}\n", f);
+    fclose(f);
+    assert_ok(smt_load(path, &t, &err), err);
+    assert_string_equal(smt_kind(t), "topology/tree");
+    smt_free(t);
+    unlink(path);
+    rmdir(dir);
+    static const char nul[] = "- topology: t\n  flat: \"tr\\0ue\"\n";
+    assert_err(smt_parse_yaml(nul, sizeof(nul) - 1, "nul.yaml", NULL, &t, &err), SMP_ERR_INPUT,
+               err, "nul.yaml:2: topology 't': flat: 'tr' is not true or false");
+    static const char raw[] = "- topology: t\n\0  flat: true\n";
+    assert_err(smt_parse_yaml(raw, sizeof(raw) - 1, "raw.yaml", NULL, &t, &err), SMP_ERR_INPUT,
+               err, "raw.yaml:2: not valid YAML");
+    assert_err(smt_parse_yaml(raw, SMT_MAX_BYTES + 1, "big.yaml", NULL, &t, &err),
+               SMP_ERR_INPUT, err, "larger than the limit");
+    assert_err(smt_parse_yaml("# nothing\n", 10, "e.yaml", NULL, &t, &err), SMP_ERR_INPUT, err,
+               "e.yaml:2: no topology");
+}
+
 /* More levels than SMP_MAX_LEVELS: the finest and the coarsest stay. */
 static void test_deep_tree(void **state)
 {
@@ -265,7 +329,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_files),   cmocka_unit_test(test_invalid_files),
         cmocka_unit_test(test_nul_and_limits), cmocka_unit_test(test_load_conf),
-        cmocka_unit_test(test_deep_tree),
+        cmocka_unit_test(test_deep_tree),     cmocka_unit_test(test_load_yaml),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,12 @@ smp_status smp_place_nodecart(const smp_grid *, const smp_stencil *, const int32
                               int32_t *, smp_error *);
 smp_status smp_place_bisect(const smp_grid *, const smp_stencil *, const int32_t *, int,
                             int32_t *, smp_error *);
+/* The reference orders, never tried by auto: Slurm's -m cyclic dealt on
+ * the shares (alg_cyclic.c) and a shuffle from a fixed seed (alg_random.c). */
+smp_status smp_place_cyclic(const smp_grid *, const smp_stencil *, const int32_t *, int,
+                            int32_t *, smp_error *);
+smp_status smp_place_random(const smp_grid *, const smp_stencil *, const int32_t *, int,
+                            int32_t *, smp_error *);
 /* Bisection inside parts (levels/sockets.c, levels/split_groups.c): part
  * q's ranks (part_of_rank[r] == q) are split over groups [first[q],
  * first[q + 1]) with exact sizes cap[g] > 0; the caps of a part's groups
@@ -45,7 +51,8 @@ smp_status smp_rcb_within(const smp_grid *grid, const smp_stencil *st, const int
                           int ngroups, const int32_t *part_of_rank, const int32_t *first,
                           int nparts, int first_axis, int32_t *group_of_rank, smp_error *err);
 
-/* auto tries alg on a grid of this many ranks (constructions.c) */
+/* auto tries alg on a grid of this many ranks (constructions.c); never
+ * the reference orders (cyclic, random) */
 bool smp_auto_tries(smp_algorithm alg, int64_t ranks);
 /* Runs one construction on the nodes that receive ranks (dense indices
  * with shares cap[ndense]), on the grid as it is (fold < 0) or with its

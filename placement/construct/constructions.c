@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The construction table: every algorithm's name, its function, whether
- * and up to what size auto tries it, and the order auto and compare go
- * through them.  The planner, auto, the spec parser, the CLI's usage texts
+ * and up to what size auto tries it (the reference orders cyclic and
+ * random: never), and the order auto and compare go through them.  The planner, auto, the spec parser, the CLI's usage texts
  * and compare, and the plugin's site policy all read it from here, so a
  * new construction is one row. */
 #include <stdio.h>
@@ -20,8 +20,14 @@
 typedef struct {
     const char *name;
     smp_construct_fn fn;     /* NULL: auto, which runs the others */
-    int64_t auto_max_ranks;  /* auto tries it on grids up to this size; 0: any */
+    int64_t auto_max_ranks;  /* auto tries it on grids up to this size; 0: any;
+                              * AUTO_NEVER: a reference row, never tried */
 } construction;
+
+/* The reference orders (Slurm's -m cyclic, a random placement) are rows
+ * of compare for the reader to see what the layouts a plan is not would
+ * give; they are never better than a construction, so auto leaves them out. */
+#define AUTO_NEVER (-1)
 
 /* Each name spelled once, here: the table and the listing below use it. */
 #define N_AUTO "auto"
@@ -31,6 +37,8 @@ typedef struct {
 #define N_NODECART "nodecart"
 #define N_BLOCKED "blocked"
 #define N_BISECT "bisect"
+#define N_CYCLIC "cyclic"
+#define N_RANDOM "random"
 
 static const construction table[SMP_ALG_COUNT] = {
     [SMP_ALG_AUTO] = {N_AUTO, NULL, 0},
@@ -40,17 +48,21 @@ static const construction table[SMP_ALG_COUNT] = {
     [SMP_ALG_NODECART] = {N_NODECART, smp_place_nodecart, 0},
     [SMP_ALG_BLOCKED] = {N_BLOCKED, smp_place_blocked, 0},
     [SMP_ALG_BISECT] = {N_BISECT, smp_place_bisect, AUTO_BISECT_MAX_RANKS},
+    [SMP_ALG_CYCLIC] = {N_CYCLIC, smp_place_cyclic, AUTO_NEVER},
+    [SMP_ALG_RANDOM] = {N_RANDOM, smp_place_random, AUTO_NEVER},
 };
 
-/* The order auto tries the constructions in, which is also compare's row
- * order: blocked first, since ties keep the earlier one and a tie should
- * keep the launch Slurm would have made anyway. */
-static const smp_algorithm auto_order[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
-                                           SMP_ALG_KDTREE,  SMP_ALG_NODECART,   SMP_ALG_BISECT};
+/* The order auto goes through the constructions, which is also compare's
+ * row order: blocked first, since ties keep the earlier one and a tie
+ * should keep the launch Slurm would have made anyway; the reference
+ * orders next to it, where a reader compares layouts (auto skips them). */
+static const smp_algorithm auto_order[] = {SMP_ALG_BLOCKED,  SMP_ALG_CYCLIC,   SMP_ALG_RANDOM,
+                                           SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS, SMP_ALG_KDTREE,
+                                           SMP_ALG_NODECART, SMP_ALG_BISECT};
 
 /* How help texts and error messages list them. */
 static const char listed[] = N_AUTO ", " N_HYPERPLANE ", " N_STRIPS ", " N_KDTREE ", " N_NODECART
-                             ", " N_BISECT ", " N_BLOCKED;
+                             ", " N_BISECT ", " N_BLOCKED ", " N_CYCLIC ", " N_RANDOM;
 
 const char *smp_algorithm_name(smp_algorithm alg)
 {
@@ -87,8 +99,9 @@ int smp_auto_constructions(const smp_algorithm **algs)
 
 bool smp_auto_tries(smp_algorithm alg, int64_t ranks)
 {
-    return alg > SMP_ALG_AUTO && alg < SMP_ALG_COUNT &&
-           (table[alg].auto_max_ranks == 0 || ranks <= table[alg].auto_max_ranks);
+    if (alg <= SMP_ALG_AUTO || alg >= SMP_ALG_COUNT || table[alg].auto_max_ranks == AUTO_NEVER)
+        return false;
+    return table[alg].auto_max_ranks == 0 || ranks <= table[alg].auto_max_ranks;
 }
 
 smp_status smp_run_construction(smp_algorithm alg, int fold, const smp_grid *grid,

@@ -55,6 +55,8 @@ typedef enum {
     SMP_ALG_NODECART,
     SMP_ALG_BLOCKED,
     SMP_ALG_BISECT,
+    SMP_ALG_CYCLIC, /* reference orders, never tried by auto: Slurm's -m cyclic */
+    SMP_ALG_RANDOM, /* and a random placement from a fixed seed */
     SMP_ALG_COUNT
 } smp_algorithm;
 
@@ -185,8 +187,9 @@ bool smp_algorithm_from_name(const char *name, smp_algorithm *alg);
 /* Every algorithm's name, comma-separated, as help texts and error
  * messages list them: "auto, hyperplane, ...". */
 const char *smp_algorithm_names(void);
-/* The constructions auto tries, in its order (which compare's rows
- * follow too): *algs points to n of them; returns n. */
+/* Every construction in the order auto goes through them (which
+ * compare's rows follow too); auto skips the reference orders cyclic and
+ * random, and bisect on large grids: *algs points to n of them; returns n. */
 int smp_auto_constructions(const smp_algorithm **algs);
 const char *smp_objective_name(smp_objective obj); /* "sum", "max" */
 /* Returns false when name is neither "sum" nor "max". */

@@ -155,17 +155,41 @@ done
 
 # ---- compare -----------------------------------------------------------------
 run 0 compare compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32
-for alg in blocked hyperplane strips kdtree nodecart bisect auto; do
+for alg in blocked cyclic random hyperplane strips kdtree nodecart bisect auto; do
     check_cmd "compare lists $alg" grep -q "^$alg " "$work/compare.out"
 done
 run 0 compare-json compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 32 --json
 # Scotch's row comes last when the CLI was built with libscotch
 order=$(python3 -c 'import json,sys; print(",".join(r["algorithm"] for r in json.load(open(sys.argv[1]))["algorithms"]))' "$work/compare-json.out")
 case $order in
-"blocked,hyperplane,strips,kdtree,nodecart,bisect,auto" | \
-"blocked,hyperplane,strips,kdtree,nodecart,bisect,auto,scotch") pass "compare --json: algorithms in order ($order)" ;;
+"blocked,cyclic,random,hyperplane,strips,kdtree,nodecart,bisect,auto" | \
+"blocked,cyclic,random,hyperplane,strips,kdtree,nodecart,bisect,auto,scotch") pass "compare --json: algorithms in order ($order)" ;;
 *) fail "compare --json: algorithms in order: $order" ;;
 esac
+# the reference orders (issue 39): compare's rows on unequal nodes, as plan
+# makes them; cyclic is Slurm's -m cyclic (one rank per node in turn, full
+# nodes skipped), random the same on every run and never auto's choice
+run 0 compare-orders compare auto:2d:5pt --nodes 'n[1-4]' --slots '16(x2),10,6' --json
+run 0 plan-cyclic plan auto:2d:5pt --nodes 'n[1-4]' --slots '16(x2),10,6' --algorithm cyclic \
+    --hostfile "$work/cyclic.hosts" --json
+check_cmd "plan --algorithm cyclic: Slurm's -m cyclic on 16,16,10,6" test \
+    "$(sed -n '1,4p;25,27p;37,38p;48p' "$work/cyclic.hosts" | tr '\n' ' ')" = "n1 n2 n3 n4 n1 n2 n3 n1 n2 n2 "
+check_cmd "plan --algorithm cyclic: shares 16,16,10,6" test \
+    "$(sort "$work/cyclic.hosts" | uniq -c | awk '{printf "%s ", $1}')" = "16 16 10 6 "
+printf '{"grid": {"dims": [8, 6]}, "stencil": "nearest", "algorithm": "random"}\n' >"$work/random.json"
+run 0 plan-random plan "$work/random.json" --nodes 'n[1-4]' --slots '16(x2),10,6' --hostfile "$work/random1.hosts" --json
+run 0 plan-random-again plan "$work/random.json" --nodes 'n[1-4]' --slots '16(x2),10,6' --hostfile "$work/random2.hosts"
+check_cmd "spec algorithm random: the same placement twice" cmp -s "$work/random1.hosts" "$work/random2.hosts"
+for alg in cyclic random; do
+    j=$(python3 -c 'import json,sys; r=[r for r in json.load(open(sys.argv[1]))["algorithms"] if r["algorithm"]==sys.argv[2]][0]; print("%d/%d" % (r["j_sum"], r["j_max"]))' "$work/compare-orders.out" "$alg")
+    check_cmd "compare's $alg row is plan's ($j)" test \
+        "$(jget "$work/plan-$alg.out" j_sum)/$(jget "$work/plan-$alg.out" j_max)" = "$j"
+done
+check_cmd "compare: auto chooses neither reference order" python3 -c '
+import json, sys
+r = [r for r in json.load(open(sys.argv[1]))["algorithms"] if r["algorithm"] == "auto"][0]
+sys.exit(r["chose"] in ("cyclic", "random"))
+' "$work/compare-orders.out"
 # nodecart cannot split 30 ranks on nodes of 8: compare reports, does not fail
 run 0 compare-nodecart-na compare auto:2d:5pt --nodes 'n[1-4]' --slots 8 --ranks 30
 check_cmd "compare: nodecart n/a when it does not apply" grep -q '^nodecart .*n/a' "$work/compare-nodecart-na.out"

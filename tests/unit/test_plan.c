@@ -399,8 +399,9 @@ static void test_plan_rejects(void **state)
 static void test_algorithm_names(void **state)
 {
     (void)state;
-    const char *names[] = {"auto", "hyperplane", "strips", "kdtree", "nodecart", "blocked"};
-    for (int i = 0; i < 6; i++) {
+    const char *names[] = {"auto", "hyperplane", "strips", "kdtree", "nodecart", "blocked", "bisect",
+                           "cyclic", "random"};
+    for (int i = 0; i < 9; i++) {
         smp_algorithm a;
         assert_true(smp_algorithm_from_name(names[i], &a));
         assert_string_equal(smp_algorithm_name(a), names[i]);
@@ -414,12 +415,13 @@ static void test_algorithm_names(void **state)
 }
 
 /* The table's listing names every algorithm once; auto's list holds every
- * construction once, blocked first (ties keep Slurm's own launch). */
+ * construction once, blocked first (ties keep Slurm's own launch), the
+ * reference orders among them though auto never tries them. */
 static void test_construction_table(void **state)
 {
     (void)state;
     const char *list = smp_algorithm_names();
-    assert_string_equal(list, "auto, hyperplane, strips, kdtree, nodecart, bisect, blocked");
+    assert_string_equal(list, "auto, hyperplane, strips, kdtree, nodecart, bisect, blocked, cyclic, random");
     int listed = 1;
     for (const char *c = list; *c; c++)
         listed += *c == ',';

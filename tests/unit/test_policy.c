@@ -47,6 +47,23 @@ static void test_policy_objective(void **state)
     assert_non_null(strstr(msg, "objective"));
 }
 
+/* algorithm= takes every name of the construction table, the reference
+ * orders too; an unknown one is refused with the list, which names them. */
+static void test_policy_algorithm(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    char msg[400];
+    assert_int_equal(parse_args(&pol, "algorithm=cyclic", NULL, msg, sizeof(msg)), 0);
+    assert_true(pol.have_algorithm);
+    assert_int_equal(pol.algorithm, SMP_ALG_CYCLIC);
+    assert_int_equal(parse_args(&pol, "algorithm=random", NULL, msg, sizeof(msg)), 0);
+    assert_int_equal(pol.algorithm, SMP_ALG_RANDOM);
+    assert_int_equal(parse_args(&pol, "algorithm=roundrobin", NULL, msg, sizeof(msg)), -1);
+    assert_non_null(strstr(msg, "algorithm=roundrobin"));
+    assert_non_null(strstr(msg, "cyclic, random"));
+}
+
 static void test_policy_effort(void **state)
 {
     (void)state;
@@ -153,6 +170,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_policy_objective),
+        cmocka_unit_test(test_policy_algorithm),
         cmocka_unit_test(test_policy_effort),
         cmocka_unit_test(test_policy_topology),
         cmocka_unit_test(test_policy_levels_mode),

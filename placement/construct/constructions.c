@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The construction table: every algorithm's name, its function, whether
  * and up to what size auto tries it (the reference orders cyclic and
- * random: never), and the order auto and compare go through them.  The planner, auto, the spec parser, the CLI's usage texts
- * and compare, and the plugin's site policy all read it from here, so a
- * new construction is one row. */
+ * random: never), and the order auto and compare go through them.  The
+ * planner, auto, the spec parser, the CLI's usage texts and compare, and
+ * the plugin's site policy all read it from here, so a new construction is
+ * one row. */
 #include <stdio.h>
 #include <string.h>
 
@@ -56,9 +57,9 @@ static const construction table[SMP_ALG_COUNT] = {
  * row order: blocked first, since ties keep the earlier one and a tie
  * should keep the launch Slurm would have made anyway; the reference
  * orders next to it, where a reader compares layouts (auto skips them). */
-static const smp_algorithm auto_order[] = {SMP_ALG_BLOCKED,  SMP_ALG_CYCLIC,   SMP_ALG_RANDOM,
+static const smp_algorithm auto_order[] = {SMP_ALG_BLOCKED,    SMP_ALG_CYCLIC, SMP_ALG_RANDOM,
                                            SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS, SMP_ALG_KDTREE,
-                                           SMP_ALG_NODECART, SMP_ALG_BISECT};
+                                           SMP_ALG_NODECART,   SMP_ALG_BISECT};
 
 /* How help texts and error messages list them. */
 static const char listed[] = N_AUTO ", " N_HYPERPLANE ", " N_STRIPS ", " N_KDTREE ", " N_NODECART

@@ -44,6 +44,59 @@ static void print_sorted_map(const smp_grid *grid, const smp_nodes *nodes, const
     free(remapped);
 }
 
+/* The figures of a hostfile as JSON. */
+static void print_score_json(const smp_spec *spec, const smp_nodes *nodes, int64_t ranks,
+                             const smp_score *sc, const smp_placement *lp, const smp_levels *lv)
+{
+    json_t *j = json_pack("{s:I,s:i,s:I,s:I,s:s}", "ranks", (json_int_t)ranks, "nodes", nodes->count,
+                          "j_sum", (json_int_t)sc->j_sum, "j_max", (json_int_t)sc->j_max,
+                          "j_max_node", nodes->names[sc->j_max_node]);
+    cli_json_spec(j, spec);
+    json_object_set_new(j, "minimised", json_string(cli_minimised(spec)));
+    if (smp_stencil_weighted(&spec->stencil))
+        json_object_set_new(j, "weighted", json_pack("{s:f,s:f}", "j_sum", sc->w_sum, "j_max", sc->w_max));
+    if (lv->nlevels > 0) {
+        json_object_set_new(j, "levels", cli_levels_json(lp, NULL, lv,
+                                                         smp_stencil_weighted(&spec->stencil)));
+        json_object_set_new(j, "topology_source", json_string(lv->source));
+    }
+    cli_json_print(j, JSON_INDENT(2));
+}
+
+/* The figures of a hostfile as text, and its map with --map. */
+static void print_score_text(const struct cli_opts *o, const smp_spec *spec,
+                             const smp_nodes *nodes, const int32_t *node_of_rank, int64_t ranks,
+                             const smp_score *sc, const smp_placement *lp, const smp_levels *lv)
+{
+    if (smp_stencil_weighted(&spec->stencil))
+        printf("%lld ranks on %d nodes: weighted inter-node edges %g, max per node %g; ",
+               (long long)ranks, nodes->count, sc->w_sum, sc->w_max);
+    else
+        printf("%lld ranks on %d nodes: ", (long long)ranks, nodes->count);
+    printf("inter-node edges %lld, max per node %lld (%s)\n",
+           (long long)sc->j_sum, (long long)sc->j_max,
+           nodes->names[sc->j_max_node]);
+    cli_levels_print(lp, NULL, lv, smp_stencil_weighted(&spec->stencil));
+    if (o->map)
+        print_sorted_map(&spec->grid, nodes, node_of_rank, ranks);
+}
+
+/* --hostfile (or stdin) read into nodes and node_of_rank; one holding no
+ * rank is an error too. */
+static smp_status read_hostfile(const char *path, smp_nodes *nodes, int32_t **node_of_rank,
+                                int64_t *ranks, smp_error *err)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!f)
+        return smp_error_set(err, SMP_ERR_INPUT, "--hostfile %s: cannot open: %m", path);
+    smp_status s = smp_hostfile_read(f, nodes, node_of_rank, ranks, err);
+    if (f != stdin)
+        fclose(f);
+    if (!s && *ranks == 0)
+        s = smp_error_set(err, SMP_ERR_INPUT, "--hostfile %s: holds no ranks", path);
+    return s;
+}
+
 int cmd_score(int argc, char **argv)
 {
     /* scoring by a measured profile: its own options (cmd_learn.c) */
@@ -55,20 +108,10 @@ int cmd_score(int argc, char **argv)
     if (rc)
         return rc;
     smp_error err;
-    FILE *f = strcmp(o.hostfile, "-") ? fopen(o.hostfile, "r") : stdin;
-    if (!f) {
-        smp_error_set(&err, SMP_ERR_INPUT, "--hostfile %s: cannot open: %m", o.hostfile);
-        return cli_fail(&err);
-    }
     smp_nodes nodes = {0};
     int32_t *node_of_rank = NULL;
     int64_t ranks = 0;
-    smp_status s = smp_hostfile_read(f, &nodes, &node_of_rank, &ranks, &err);
-    if (f != stdin)
-        fclose(f);
-    if (!s && ranks == 0)
-        s = smp_error_set(&err, SMP_ERR_INPUT, "--hostfile %s: holds no ranks", o.hostfile);
-    if (s) {
+    if (read_hostfile(o.hostfile, &nodes, &node_of_rank, &ranks, &err)) {
         smp_nodes_free(&nodes);
         free(node_of_rank);
         return cli_fail(&err);
@@ -96,33 +139,10 @@ int cmd_score(int argc, char **argv)
         smp_levels_score_compute(&spec.grid, &spec.stencil, node_of_rank, nodes.count, &lv,
                                  lp.level, &err))
         rc = cli_fail(&err);
-    else if (o.json) {
-        json_t *j = json_pack("{s:I,s:i,s:I,s:I,s:s}", "ranks", (json_int_t)ranks, "nodes", nodes.count,
-                              "j_sum", (json_int_t)sc.j_sum, "j_max", (json_int_t)sc.j_max,
-                              "j_max_node", nodes.names[sc.j_max_node]);
-        cli_json_spec(j, &spec);
-        json_object_set_new(j, "minimised", json_string(cli_minimised(&spec)));
-        if (smp_stencil_weighted(&spec.stencil))
-            json_object_set_new(j, "weighted", json_pack("{s:f,s:f}", "j_sum", sc.w_sum, "j_max", sc.w_max));
-        if (lv.nlevels > 0) {
-            json_object_set_new(j, "levels", cli_levels_json(&lp, NULL, &lv,
-                                                             smp_stencil_weighted(&spec.stencil)));
-            json_object_set_new(j, "topology_source", json_string(lv.source));
-        }
-        cli_json_print(j, JSON_INDENT(2));
-    } else {
-        if (smp_stencil_weighted(&spec.stencil))
-            printf("%lld ranks on %d nodes: weighted inter-node edges %g, max per node %g; ",
-                   (long long)ranks, nodes.count, sc.w_sum, sc.w_max);
-        else
-            printf("%lld ranks on %d nodes: ", (long long)ranks, nodes.count);
-        printf("inter-node edges %lld, max per node %lld (%s)\n",
-               (long long)sc.j_sum, (long long)sc.j_max,
-               nodes.names[sc.j_max_node]);
-        cli_levels_print(&lp, NULL, &lv, smp_stencil_weighted(&spec.stencil));
-        if (o.map)
-            print_sorted_map(&spec.grid, &nodes, node_of_rank, ranks);
-    }
+    else if (o.json)
+        print_score_json(&spec, &nodes, ranks, &sc, &lp, &lv);
+    else
+        print_score_text(&o, &spec, &nodes, node_of_rank, ranks, &sc, &lp, &lv);
     smp_levels_free(&lv);
     smp_spec_free(&spec);
 out:

@@ -22,59 +22,50 @@
 
 extern char **environ;
 
-/* Runs `scontrol show topology`, its stdout into *out (at most
- * SMT_MAX_BYTES); non-zero with a reason in why when it cannot. */
-static int run_scontrol(char **out, size_t *len, char *why, size_t whylen)
+/* The environment without SLURM_TOPO_LEN (the strings are environ's), or
+ * NULL on ENOMEM. */
+static char **env_without_topo_len(void)
 {
-    int fd[2];
-    *out = NULL;
-    *len = 0;
-    if (pipe2(fd, O_CLOEXEC)) {
-        snprintf(why, whylen, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    /* the environment without SLURM_TOPO_LEN */
     size_t n = 0;
     while (environ[n])
         n++;
     char **env = malloc(sizeof(char *) * (n + 1));
-    if (!env) {
-        close(fd[0]);
-        close(fd[1]);
-        snprintf(why, whylen, "out of memory");
-        return -1;
-    }
+    if (!env)
+        return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (strncmp(environ[i], "SLURM_TOPO_LEN=", 15))
             env[k++] = environ[i];
     env[k] = NULL;
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        dup2(fd[1], STDOUT_FILENO);
-        if (null >= 0) {
-            dup2(null, STDIN_FILENO);
-            dup2(null, STDERR_FILENO); /* "No topology information available" */
-        }
-        char *argv[] = {"scontrol", "show", "topology", NULL};
-        execvpe("scontrol", argv, env);
-        _exit(127);
+    return env;
+}
+
+/* In the child: `scontrol show topology` with stdout to out, stdin and
+ * stderr to /dev/null; does not return. */
+__attribute__((noreturn)) static void exec_scontrol(int out, char **env)
+{
+    int null = open("/dev/null", O_RDWR);
+    dup2(out, STDOUT_FILENO);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDERR_FILENO); /* "No topology information available" */
     }
-    free(env);
-    close(fd[1]);
-    if (pid < 0) {
-        close(fd[0]);
-        snprintf(why, whylen, "fork: %s", strerror(errno));
-        return -1;
-    }
+    char *argv[] = {"scontrol", "show", "topology", NULL};
+    execvpe("scontrol", argv, env);
+    _exit(127);
+}
+
+/* All of fd into a buffer (NUL room kept), its length in *len; NULL with
+ * *too_big set past SMT_MAX_BYTES, NULL alone on ENOMEM. */
+static char *read_all(int fd, size_t *len, bool *too_big)
+{
     size_t cap = 65536;
     char *buf = malloc(cap + 1);
-    bool too_big = false;
+    *too_big = false;
     while (buf) {
         if (*len == cap) {
             if (cap >= SMT_MAX_BYTES) {
-                too_big = true;
+                *too_big = true;
                 break;
             }
             char *nb = realloc(buf, 2 * cap + 1);
@@ -86,21 +77,57 @@ static int run_scontrol(char **out, size_t *len, char *why, size_t whylen)
             buf = nb;
             cap *= 2;
         }
-        ssize_t got = read(fd[0], buf + *len, cap - *len);
+        ssize_t got = read(fd, buf + *len, cap - *len);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
             break;
         *len += (size_t)got;
     }
+    if (*too_big) {
+        free(buf);
+        buf = NULL;
+    }
+    return buf;
+}
+
+/* Runs `scontrol show topology`, its stdout into *out (at most
+ * SMT_MAX_BYTES); non-zero with a reason in why when it cannot. */
+static int run_scontrol(char **out, size_t *len, char *why, size_t whylen)
+{
+    int fd[2];
+    *out = NULL;
+    *len = 0;
+    if (pipe2(fd, O_CLOEXEC)) {
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    char **env = env_without_topo_len();
+    if (!env) {
+        close(fd[0]);
+        close(fd[1]);
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        exec_scontrol(fd[1], env);
+    free(env);
+    close(fd[1]);
+    if (pid < 0) {
+        close(fd[0]);
+        snprintf(why, whylen, "fork: %s", strerror(errno));
+        return -1;
+    }
+    bool too_big;
+    char *buf = read_all(fd[0], len, &too_big);
     close(fd[0]);
     if (too_big)
         kill(pid, SIGKILL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (!buf || too_big) {
-        free(buf);
+    if (!buf) {
         snprintf(why, whylen, too_big ? "more than %d bytes of output" : "out of memory",
                  SMT_MAX_BYTES);
         return -1;

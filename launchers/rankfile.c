@@ -136,92 +136,106 @@ static bool parse_line(const char *line, long long *rank, char *host, size_t hca
     return *skip_space(s) == '\0';
 }
 
+/* The ranks read so far, indexed by rank, cap entries each. */
+struct rank_table {
+    int64_t cap, max;  /* max: the highest rank placed, -1 before any */
+    int64_t *line_of;  /* the line that placed it, 0 if none */
+    int32_t *node_of;
+    char **slot_of;
+};
+
+/* Room for rank in t (new entries unplaced); false on ENOMEM, t still
+ * whole. */
+static bool grow_ranks(struct rank_table *t, long long rank)
+{
+    if (rank < t->cap)
+        return true;
+    int64_t nc = t->cap ? t->cap : 64;
+    while (nc <= rank)
+        nc *= 2;
+    int64_t *l2 = realloc(t->line_of, sizeof(int64_t) * (size_t)nc);
+    int32_t *n2 = l2 ? realloc(t->node_of, sizeof(int32_t) * (size_t)nc) : NULL;
+    char **s2 = n2 ? realloc(t->slot_of, sizeof(char *) * (size_t)nc) : NULL;
+    if (l2)
+        t->line_of = l2;
+    if (n2)
+        t->node_of = n2;
+    if (s2)
+        t->slot_of = s2;
+    if (!s2)
+        return false;
+    for (int64_t i = t->cap; i < nc; i++) {
+        t->line_of[i] = 0;
+        t->slot_of[i] = NULL;
+    }
+    t->cap = nc;
+    return true;
+}
+
+/* One line of the file (lineno) into t: blank and comment lines skipped,
+ * a rank placed once on a host of r. */
+static smp_status read_rank_line(const char *line, int64_t lineno, const char *what,
+                                 struct rank_table *t, sml_read_result *r, smp_error *err)
+{
+    char host[256], slot[512];
+    const char *s = skip_space(line);
+    if (!*s || *s == '#')
+        return SMP_OK;
+    long long rank;
+    if (!parse_line(line, &rank, host, sizeof(host), slot, sizeof(slot)))
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "%s: line %lld: expected 'rank N=HOST slot=LIST', got '%.80s'", what,
+                             (long long)lineno, s);
+    if (rank >= SMP_MAX_RANKS)
+        return smp_error_set(err, SMP_ERR_INPUT, "%s: line %lld: rank %lld is above %lld", what,
+                             (long long)lineno, rank, (long long)SMP_MAX_RANKS - 1);
+    if (!grow_ranks(t, rank))
+        return smp_error_set(err, SMP_ERR_SYSTEM, "out of memory");
+    if (t->line_of[rank])
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "%s: line %lld: rank %lld is placed twice (line %lld too)", what,
+                             (long long)lineno, rank, (long long)t->line_of[rank]);
+    int idx = sml_node_index(r, host, err);
+    if (idx < 0 || !(t->slot_of[rank] = strdup(slot)))
+        return idx < 0 ? err->status : smp_error_set(err, SMP_ERR_SYSTEM, "out of memory");
+    t->line_of[rank] = lineno;
+    t->node_of[rank] = idx;
+    if (rank > t->max)
+        t->max = rank;
+    return SMP_OK;
+}
+
 smp_status sml_read_rankfile(FILE *in, const smp_nodes *given, sml_read_result *r, smp_error *err)
 {
     (void)given;
     const char *what = "Open MPI rankfile";
-    char line[1024], host[256], slot[512];
-    int64_t lineno = 0, cap = 0, max = -1;
-    int64_t *line_of = NULL; /* per rank: the line that placed it, 0 if none */
-    int32_t *node_of = NULL;
-    char **slot_of = NULL;
+    char line[1024];
+    int64_t lineno = 0;
+    struct rank_table t = {.max = -1};
     int got;
     smp_status s = SMP_OK;
-    while (!s && (got = sml_getline(in, line, sizeof(line), &lineno, what, err)) > 0) {
-        const char *t = skip_space(line);
-        if (!*t || *t == '#')
-            continue;
-        long long rank;
-        if (!parse_line(line, &rank, host, sizeof(host), slot, sizeof(slot))) {
-            s = smp_error_set(err, SMP_ERR_INPUT,
-                              "%s: line %lld: expected 'rank N=HOST slot=LIST', got '%.80s'", what,
-                              (long long)lineno, t);
-            break;
-        }
-        if (rank >= SMP_MAX_RANKS) {
-            s = smp_error_set(err, SMP_ERR_INPUT, "%s: line %lld: rank %lld is above %lld", what,
-                              (long long)lineno, rank, (long long)SMP_MAX_RANKS - 1);
-            break;
-        }
-        if (rank >= cap) {
-            int64_t nc = cap ? cap : 64;
-            while (nc <= rank)
-                nc *= 2;
-            int64_t *l2 = realloc(line_of, sizeof(int64_t) * (size_t)nc);
-            int32_t *n2 = l2 ? realloc(node_of, sizeof(int32_t) * (size_t)nc) : NULL;
-            char **s2 = n2 ? realloc(slot_of, sizeof(char *) * (size_t)nc) : NULL;
-            if (l2)
-                line_of = l2;
-            if (n2)
-                node_of = n2;
-            if (s2)
-                slot_of = s2;
-            if (!s2) {
-                s = smp_error_set(err, SMP_ERR_SYSTEM, "out of memory");
-                break;
-            }
-            for (int64_t i = cap; i < nc; i++) {
-                line_of[i] = 0;
-                slot_of[i] = NULL;
-            }
-            cap = nc;
-        }
-        if (line_of[rank]) {
-            s = smp_error_set(err, SMP_ERR_INPUT,
-                              "%s: line %lld: rank %lld is placed twice (line %lld too)", what,
-                              (long long)lineno, rank, (long long)line_of[rank]);
-            break;
-        }
-        int idx = sml_node_index(r, host, err);
-        if (idx < 0 || !(slot_of[rank] = strdup(slot))) {
-            s = idx < 0 ? err->status : smp_error_set(err, SMP_ERR_SYSTEM, "out of memory");
-            break;
-        }
-        line_of[rank] = lineno;
-        node_of[rank] = idx;
-        if (rank > max)
-            max = rank;
-    }
+    while (!s && (got = sml_getline(in, line, sizeof(line), &lineno, what, err)) > 0)
+        s = read_rank_line(line, lineno, what, &t, r, err);
     if (!s && got < 0)
         s = err->status;
-    for (int64_t k = 0; !s && k <= max; k++)
-        if (!line_of[k])
+    for (int64_t k = 0; !s && k <= t.max; k++)
+        if (!t.line_of[k])
             s = smp_error_set(err, SMP_ERR_INPUT,
                               "%s: rank %lld is missing (ranks 0 to %lld are placed)", what,
-                              (long long)k, (long long)max);
-    if (!s && max < 0)
+                              (long long)k, (long long)t.max);
+    if (!s && t.max < 0)
         s = smp_error_set(err, SMP_ERR_INPUT, "%s: no rank in the file", what);
-    for (int64_t k = 0; !s && k <= max; k++)
-        s = sml_push_rank(r, node_of[k], err);
+    for (int64_t k = 0; !s && k <= t.max; k++)
+        s = sml_push_rank(r, t.node_of[k], err);
     if (!s) {
-        r->slot = slot_of;
-        slot_of = NULL;
+        r->slot = t.slot_of;
+        t.slot_of = NULL;
     }
-    if (slot_of)
-        for (int64_t k = 0; k < cap; k++)
-            free(slot_of[k]);
-    free(slot_of);
-    free(line_of);
-    free(node_of);
+    if (t.slot_of)
+        for (int64_t k = 0; k < t.cap; k++)
+            free(t.slot_of[k]);
+    free(t.slot_of);
+    free(t.line_of);
+    free(t.node_of);
     return s;
 }

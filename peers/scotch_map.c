@@ -278,6 +278,80 @@ static smp_status shares_of(const smp_grid *grid, const int32_t *slots, int nnod
     return SMP_OK;
 }
 
+/* The tree-leaf target of the levels: the levels that branch among
+ * group, place in the group and slot, with their costs, and the leaves
+ * the shares use, each with its node. */
+struct sc_tree {
+    SCOTCH_Num tsize[3], tlink[3];
+    int tl;
+    SCOTCH_Num *leaves, nleaves;
+    int32_t *leaf_node;
+};
+
+/* Fills tr (its leaves and leaf_node allocated for every rank) from level
+ * 0's groups and the shares; pos and fill: scratch per node and per group. */
+static void tree_target(const smp_levels *lv, int nnodes, const SCOTCH_Num *share, int ndense,
+                        const int *cost, int32_t *pos, int32_t *fill, struct sc_tree *tr)
+{
+    /* each node's place in its group, the largest group and share */
+    const int32_t *gof = lv->group_of_node[0];
+    SCOTCH_Num maxm = 1, maxn = 1;
+    for (int i = 0; i < nnodes; i++) {
+        pos[i] = fill[gof[i]]++;
+        if (fill[gof[i]] > maxm)
+            maxm = fill[gof[i]];
+    }
+    for (int i = 0; i < ndense; i++)
+        if (share[i] > maxn)
+            maxn = share[i];
+    SCOTCH_Num full[3] = {lv->ngroups[0], maxm, maxn};
+    tr->tl = 0;
+    for (int k = 0; k < 3; k++) /* Scotch wants every level to branch */
+        if (full[k] >= 2) {
+            tr->tsize[tr->tl] = full[k];
+            tr->tlink[tr->tl++] = cost[k];
+        }
+    tr->nleaves = 0;
+    for (int i = 0; i < ndense; i++)
+        for (SCOTCH_Num k = 0; k < share[i]; k++) {
+            tr->leaves[tr->nleaves] = ((SCOTCH_Num)gof[i] * maxm + pos[i]) * maxn + k;
+            tr->leaf_node[tr->nleaves++] = i;
+        }
+}
+
+/* Maps the graph onto the tree's leaves into parttab (all to leaf 0 when
+ * no level branches: a single slot). */
+static smp_status map_on_tree(const struct sc_graph *gr, int64_t p, SCOTCH_Num *share,
+                              int ndense, const struct sc_tree *tr, SCOTCH_Num *parttab,
+                              smp_error *err)
+{
+    if (tr->tl == 0) {
+        for (int64_t v = 0; v < p; v++)
+            parttab[v] = 0;
+        return SMP_OK;
+    }
+    struct sc_target tg = {.ndense = ndense, .share = share, .tsize = tr->tsize,
+                           .tlink = tr->tlink, .tlevels = tr->tl, .leaves = tr->leaves,
+                           .nleaves = tr->nleaves};
+    int rc = sc_map(gr, p, &tg, parttab);
+    if (rc)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "scotch: tree-leaf mapping failed (%d)", rc);
+    return SMP_OK;
+}
+
+/* Each rank's leaf in parttab replaced by the leaf's node. */
+static smp_status leaves_to_nodes(SCOTCH_Num *parttab, int64_t p, const struct sc_tree *tr,
+                                  smp_error *err)
+{
+    for (int64_t v = 0; v < p; v++) {
+        if (parttab[v] < 0 || parttab[v] >= tr->nleaves)
+            return smp_error_set(err, SMP_ERR_SYSTEM, "scotch: rank %lld mapped to leaf %d of %d",
+                                 (long long)v, (int)parttab[v], (int)tr->nleaves);
+        parttab[v] = tr->leaf_node[parttab[v]];
+    }
+    return SMP_OK;
+}
+
 smp_status smp_scotch_map_levels(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
                                  int nnodes, const smp_levels *lv, const int *cost,
                                  int32_t *node_of_rank, smp_scotch_info *info, smp_error *err)
@@ -301,71 +375,32 @@ smp_status smp_scotch_map_levels(const smp_grid *grid, const smp_stencil *st, co
     smp_status s = shares_of(grid, slots, nnodes, &share, &ndense, err);
     if (s)
         return s;
-    /* each node's place in its group, the largest group and share */
-    int ng = lv->ngroups[0];
-    const int32_t *gof = lv->group_of_node[0];
-    int32_t *pos = malloc(sizeof(int32_t) * (size_t)nnodes), *fill = calloc((size_t)ng, sizeof(int32_t));
-    SCOTCH_Num *leaves = malloc(sizeof(SCOTCH_Num) * (size_t)(grid->size ? grid->size : 1));
-    int32_t *leaf_node = malloc(sizeof(int32_t) * (size_t)(grid->size ? grid->size : 1));
-    SCOTCH_Num *parttab = malloc(sizeof(SCOTCH_Num) * (size_t)(grid->size ? grid->size : 1));
+    size_t per_rank = (size_t)(grid->size ? grid->size : 1);
+    int32_t *pos = malloc(sizeof(int32_t) * (size_t)nnodes);
+    int32_t *fill = calloc((size_t)lv->ngroups[0], sizeof(int32_t));
+    struct sc_tree tr = {.leaves = malloc(sizeof(SCOTCH_Num) * per_rank),
+                         .leaf_node = malloc(sizeof(int32_t) * per_rank)};
+    SCOTCH_Num *parttab = malloc(sizeof(SCOTCH_Num) * per_rank);
     struct sc_graph gr = {0};
-    if (!pos || !fill || !leaves || !leaf_node || !parttab) {
+    if (!pos || !fill || !tr.leaves || !tr.leaf_node || !parttab) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory");
         goto done;
     }
-    SCOTCH_Num maxm = 1, maxn = 1;
-    for (int i = 0; i < nnodes; i++) {
-        pos[i] = fill[gof[i]]++;
-        if (fill[gof[i]] > maxm)
-            maxm = fill[gof[i]];
-    }
-    for (int i = 0; i < ndense; i++)
-        if (share[i] > maxn)
-            maxn = share[i];
-    SCOTCH_Num tsize[3], tlink[3], full[3] = {ng, maxm, maxn};
-    int tl = 0;
-    for (int k = 0; k < 3; k++) /* Scotch wants every level to branch */
-        if (full[k] >= 2) {
-            tsize[tl] = full[k];
-            tlink[tl++] = cost[k];
-        }
-    SCOTCH_Num nleaves = 0;
-    for (int i = 0; i < ndense; i++)
-        for (SCOTCH_Num k = 0; k < share[i]; k++) {
-            leaves[nleaves] = ((SCOTCH_Num)gof[i] * maxm + pos[i]) * maxn + k;
-            leaf_node[nleaves++] = i;
-        }
+    tree_target(lv, nnodes, share, ndense, cost, pos, fill, &tr);
     s = sc_graph_build(grid, st, &gr, err);
-    if (s)
-        goto done;
-    if (tl == 0) { /* a single slot: nothing to map */
-        for (int64_t v = 0; v < grid->size; v++)
-            parttab[v] = 0;
-    } else {
-        struct sc_target tg = {.ndense = ndense, .share = share, .tsize = tsize, .tlink = tlink,
-                               .tlevels = tl, .leaves = leaves, .nleaves = nleaves};
-        int rc = sc_map(&gr, grid->size, &tg, parttab);
-        if (rc) {
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: tree-leaf mapping failed (%d)", rc);
-            goto done;
-        }
-    }
+    if (!s)
+        s = map_on_tree(&gr, grid->size, share, ndense, &tr, parttab, err);
     /* leaves to nodes, then the shares checked as for the complete graph */
-    for (int64_t v = 0; v < grid->size; v++) {
-        if (parttab[v] < 0 || parttab[v] >= nleaves) {
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: rank %lld mapped to leaf %d of %d",
-                              (long long)v, (int)parttab[v], (int)nleaves);
-            goto done;
-        }
-        parttab[v] = leaf_node[parttab[v]];
-    }
-    s = sc_take(parttab, grid->size, share, ndense, slots, nnodes, node_of_rank, info, err);
+    if (!s)
+        s = leaves_to_nodes(parttab, grid->size, &tr, err);
+    if (!s)
+        s = sc_take(parttab, grid->size, share, ndense, slots, nnodes, node_of_rank, info, err);
 done:
     sc_graph_free(&gr);
     free(pos);
     free(fill);
-    free(leaves);
-    free(leaf_node);
+    free(tr.leaves);
+    free(tr.leaf_node);
     free(parttab);
     free(share);
     return s;

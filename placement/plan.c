@@ -23,6 +23,80 @@ smp_status smp_plan_for(const smp_grid *grid, const smp_stencil *st, const int32
     return smp_plan_with(grid, st, slots, nnodes, &opts, out, err);
 }
 
+/* The inputs checked in order, the first problem reported; *lv: the
+ * levels to plan on, NULL for none. */
+static smp_status check_inputs(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
+                               int nnodes, const smp_plan_opts *opts, int effort,
+                               const smp_levels **lv, smp_error *err)
+{
+    smp_algorithm alg = opts->algorithm;
+    smp_objective obj = opts->objective;
+    if (st->ndims != grid->ndims)
+        return smp_error_set(err, SMP_ERR_INPUT, "stencil: has %d dimensions but the grid has %d",
+                             st->ndims, grid->ndims);
+    if (nnodes < 1)
+        return smp_error_set(err, SMP_ERR_INPUT, "nodes: none given");
+    if (alg < 0 || alg >= SMP_ALG_COUNT)
+        return smp_error_set(err, SMP_ERR_INPUT, "algorithm: unknown");
+    if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
+        return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
+    if (effort < 1 || effort > SMP_MAX_EFFORT)
+        return smp_error_set(err, SMP_ERR_INPUT, "effort: must be 1 to %d, not %d",
+                             SMP_MAX_EFFORT, effort);
+    *lv = opts->levels && opts->levels->nlevels > 0 ? opts->levels : NULL;
+    if (*lv && opts->levels_mode >= SMP_LEVELS_MODE_COUNT)
+        return smp_error_set(err, SMP_ERR_INPUT, "levels mode: unknown");
+    smp_status ls = *lv ? smp_levels_check(*lv, nnodes, err) : SMP_OK;
+    if (ls)
+        return ls;
+    int64_t total = 0;
+    for (int i = 0; i < nnodes; i++) {
+        if (slots[i] < 1)
+            return smp_error_set(err, SMP_ERR_INPUT, "slots[%d]: must be positive", i);
+        total += slots[i];
+    }
+    if (grid->size > total)
+        return smp_error_set(err, SMP_ERR_INFEASIBLE,
+                             "infeasible: %lld ranks but only %lld slots on %d nodes",
+                             (long long)grid->size, (long long)total, nnodes);
+    return SMP_OK;
+}
+
+/* Each node's share: fill nodes in order, as a blocked launch would, so
+ * every algorithm uses the same nodes and shares as the baseline.  The
+ * used nodes' shares in cap, their indices in dense; their count. */
+static int fill_in_order(int64_t ranks, const int32_t *slots, int nnodes, int32_t *cap,
+                         int32_t *dense)
+{
+    int ndense = 0;
+    int64_t left = ranks;
+    for (int i = 0; i < nnodes && left > 0; i++) {
+        cap[ndense] = (int32_t)(left < slots[i] ? left : slots[i]);
+        dense[ndense++] = i;
+        left -= cap[ndense - 1];
+    }
+    return ndense;
+}
+
+/* One construction, scored; a single construction is placed as without
+ * levels (blocked stays what Slurm launches), and scored on them. */
+static smp_status plan_one(const smp_grid *grid, const smp_stencil *st, smp_algorithm alg,
+                           const int32_t *cap, const int32_t *dense, int ndense, int nnodes,
+                           const smp_levels *lv, smp_placement *out, smp_error *err)
+{
+    smp_status s =
+        smp_run_construction(alg, -1, grid, st, cap, dense, ndense, out->node_of_rank, err);
+    if (!s)
+        s = smp_score_compute(grid, st, out->node_of_rank, nnodes, &out->score, err);
+    out->constructed = out->score;
+    out->algorithm = alg;
+    if (!s && lv) {
+        out->nlevels = lv->nlevels;
+        s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
+    }
+    return s;
+}
+
 smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
                          int nnodes, const smp_plan_opts *opts, smp_placement *out,
                          smp_error *err)
@@ -44,69 +118,24 @@ smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int3
     }
     memset(out, 0, sizeof(*out));
     out->fold_axis = -1;
-    if (st->ndims != grid->ndims)
-        return smp_error_set(err, SMP_ERR_INPUT, "stencil: has %d dimensions but the grid has %d",
-                             st->ndims, grid->ndims);
-    if (nnodes < 1)
-        return smp_error_set(err, SMP_ERR_INPUT, "nodes: none given");
-    if (alg < 0 || alg >= SMP_ALG_COUNT)
-        return smp_error_set(err, SMP_ERR_INPUT, "algorithm: unknown");
-    if (obj != SMP_OBJ_SUM && obj != SMP_OBJ_MAX)
-        return smp_error_set(err, SMP_ERR_INPUT, "objective: unknown");
-    if (effort < 1 || effort > SMP_MAX_EFFORT)
-        return smp_error_set(err, SMP_ERR_INPUT, "effort: must be 1 to %d, not %d",
-                             SMP_MAX_EFFORT, effort);
-    const smp_levels *lv = opts->levels && opts->levels->nlevels > 0 ? opts->levels : NULL;
-    if (lv && opts->levels_mode >= SMP_LEVELS_MODE_COUNT)
-        return smp_error_set(err, SMP_ERR_INPUT, "levels mode: unknown");
-    smp_status ls = lv ? smp_levels_check(lv, nnodes, err) : SMP_OK;
-    if (ls)
-        return ls;
-    int64_t total = 0;
-    for (int i = 0; i < nnodes; i++) {
-        if (slots[i] < 1)
-            return smp_error_set(err, SMP_ERR_INPUT, "slots[%d]: must be positive", i);
-        total += slots[i];
-    }
-    if (grid->size > total)
-        return smp_error_set(err, SMP_ERR_INFEASIBLE,
-                             "infeasible: %lld ranks but only %lld slots on %d nodes",
-                             (long long)grid->size, (long long)total, nnodes);
-    /* Each node's share: fill nodes in order, as a blocked launch would, so
-     * every algorithm uses the same nodes and shares as the baseline. */
+    const smp_levels *lv = NULL;
+    smp_status s = check_inputs(grid, st, slots, nnodes, opts, effort, &lv, err);
+    if (s)
+        return s;
     int32_t *cap = malloc(sizeof(int32_t) * (size_t)nnodes);
     int32_t *dense = malloc(sizeof(int32_t) * (size_t)nnodes);
     out->node_of_rank = malloc(sizeof(int32_t) * (size_t)grid->size);
-    smp_status s = SMP_OK;
     if (!cap || !dense || !out->node_of_rank) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory for %lld ranks",
                           (long long)grid->size);
         goto done;
     }
-    int ndense = 0;
-    int64_t left = grid->size;
-    for (int i = 0; i < nnodes && left > 0; i++) {
-        cap[ndense] = (int32_t)(left < slots[i] ? left : slots[i]);
-        dense[ndense++] = i;
-        left -= cap[ndense - 1];
-    }
+    int ndense = fill_in_order(grid->size, slots, nnodes, cap, dense);
     out->ranks = grid->size;
     out->nnodes = nnodes;
-    if (alg != SMP_ALG_AUTO) {
-        s = smp_run_construction(alg, -1, grid, st, cap, dense, ndense, out->node_of_rank, err);
-        if (!s)
-            s = smp_score_compute(grid, st, out->node_of_rank, nnodes, &out->score, err);
-        out->constructed = out->score;
-        out->algorithm = alg;
-        /* a single construction is placed as without levels (blocked stays
-         * what Slurm launches), and scored on them */
-        if (!s && lv) {
-            out->nlevels = lv->nlevels;
-            s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
-        }
-        goto done;
-    }
-    if (lv)
+    if (alg != SMP_ALG_AUTO)
+        s = plan_one(grid, st, alg, cap, dense, ndense, nnodes, lv, out, err);
+    else if (lv)
         s = smp_plan_levels(grid, st, cap, dense, ndense, nnodes, lv, opts->levels_mode, obj,
                             effort, out, err);
     else

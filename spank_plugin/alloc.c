@@ -226,18 +226,10 @@ int sm_srun_args_read(sm_srun_args *a, const sm_srun_rules *rules)
     return 0;
 }
 
-smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_ntasks,
-                         smp_error *err)
+/* The srun options that cannot go with a plan, refused in srun's order;
+ * SMP_OK when none is given. */
+static smp_status refuse_options(const sm_srun_args *a, smp_error *err)
 {
-    memset(nodes, 0, sizeof(*nodes));
-    *job_ntasks = 0;
-    const char *hl = getenv("SLURM_JOB_NODELIST");
-    const char *cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
-    if (!hl || !*hl || !cpus || !*cpus)
-        return smp_error_set(err, SMP_ERR_INPUT,
-                             "no allocation (SLURM_JOB_NODELIST/SLURM_JOB_CPUS_PER_NODE unset): the "
-                             "placement needs the nodes before launch; run srun inside salloc or "
-                             "sbatch, e.g. 'salloc -N4 -n32 srun --stencil-map=SPEC ...'");
     if (a->bad[0])
         return smp_error_set(err, SMP_ERR_INPUT, "%s", a->bad);
     if (a->nodelist)
@@ -261,19 +253,31 @@ smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_n
                              "the plan places the grid's ranks on the allocation's nodes, or "
                              "narrow the allocation itself (salloc -N%lld)",
                              (long long)a->nnodes, (long long)a->nnodes);
-    int64_t cpus_per_task = a->cpus_per_task;
+    return SMP_OK;
+}
+
+/* The CPUs per task into *cpus_per_task: srun's -c, else, where srun
+ * inherits it, the allocation's SLURM_CPUS_PER_TASK. */
+static smp_status cpus_per_task_of(const sm_srun_args *a, int64_t *cpus_per_task,
+                                   smp_error *err)
+{
+    *cpus_per_task = a->cpus_per_task;
     const char *cpt = getenv("SLURM_CPUS_PER_TASK");
-    if (!cpus_per_task && a->rules.inherits_cpus_per_task && cpt && *cpt) {
+    if (!*cpus_per_task && a->rules.inherits_cpus_per_task && cpt && *cpt) {
         /* as srun reads it: the allocation's -c, unless srun got its own */
         sm_srun_args probe = *a;
         probe.bad[0] = '\0';
-        cpus_per_task = parse_count(cpt, false, "SLURM_CPUS_PER_TASK", &probe);
+        *cpus_per_task = parse_count(cpt, false, "SLURM_CPUS_PER_TASK", &probe);
         if (probe.bad[0])
             return smp_error_set(err, SMP_ERR_INPUT, "%s", probe.bad);
     }
-    smp_status s = smp_nodes_parse(nodes, hl, cpus, err);
-    if (s)
-        return s;
+    return SMP_OK;
+}
+
+/* The job's task count from SLURM_NTASKS (or SLURM_NPROCS), 0 when unset
+ * or not a valid count. */
+static int64_t job_ntasks_of_env(void)
+{
     const char *nt = getenv("SLURM_NTASKS");
     if (!nt)
         nt = getenv("SLURM_NPROCS");
@@ -282,8 +286,17 @@ smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_n
         errno = 0;
         long long v = strtoll(nt, &end, 10);
         if (!errno && end != nt && !*end && v > 0 && v <= SMP_MAX_RANKS)
-            *job_ntasks = v;
+            return v;
     }
+    return 0;
+}
+
+/* The allocation's nodes cut to -N's first ones (freed when -N asks for
+ * more), and each node's slots to its tasks: CPUs over -c, at most
+ * --ntasks-per-node. */
+static smp_status fit_nodes(const sm_srun_args *a, int64_t cpus_per_task, smp_nodes *nodes,
+                            smp_error *err)
+{
     if (a->nnodes) {
         if (a->nnodes > nodes->count) {
             int have = nodes->count;
@@ -307,6 +320,30 @@ smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_n
         nodes->total_slots += c;
     }
     return SMP_OK;
+}
+
+smp_status sm_alloc_read(const sm_srun_args *a, smp_nodes *nodes, int64_t *job_ntasks,
+                         smp_error *err)
+{
+    memset(nodes, 0, sizeof(*nodes));
+    *job_ntasks = 0;
+    const char *hl = getenv("SLURM_JOB_NODELIST");
+    const char *cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
+    if (!hl || !*hl || !cpus || !*cpus)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "no allocation (SLURM_JOB_NODELIST/SLURM_JOB_CPUS_PER_NODE unset): the "
+                             "placement needs the nodes before launch; run srun inside salloc or "
+                             "sbatch, e.g. 'salloc -N4 -n32 srun --stencil-map=SPEC ...'");
+    int64_t cpus_per_task;
+    smp_status s = refuse_options(a, err);
+    if (!s)
+        s = cpus_per_task_of(a, &cpus_per_task, err);
+    if (!s)
+        s = smp_nodes_parse(nodes, hl, cpus, err);
+    if (s)
+        return s;
+    *job_ntasks = job_ntasks_of_env();
+    return fit_nodes(a, cpus_per_task, nodes, err);
 }
 
 int64_t sm_alloc_ntasks(const sm_srun_args *a, int64_t fixed_size, int64_t job_ntasks,

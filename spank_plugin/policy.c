@@ -23,6 +23,121 @@ __attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const
     return -1;
 }
 
+#define NOT_MINE 1 /* a parse_* helper's answer for a key it does not know */
+
+/* In a parse_* helper: whether the key of arg (its first klen bytes) is k. */
+#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(arg, k, klen))
+
+/* The keys whose value is kept as text: default, record_dir, learned_dir
+ * and topology (a file there).  0, -1 with msg, or NOT_MINE. */
+static int parse_text(sm_policy *pol, const char *arg, size_t klen, const char *val, char *msg,
+                      size_t n)
+{
+    if (KEY("default")) {
+        if (!*val || strlen(val) >= sizeof(pol->default_spec))
+            return fail(msg, n, "plugstack argument default=%.100s: %s", val,
+                        "must be a non-empty spec shorter than 1024 bytes");
+        strcpy(pol->default_spec, val);
+    } else if (KEY("record_dir")) {
+        if (val[0] != '/' || strlen(val) >= sizeof(pol->record_dir) - 256)
+            return fail(msg, n, "plugstack argument record_dir=%.100s: %s", val,
+                        "must be an absolute path shorter than 768 bytes");
+        strcpy(pol->record_dir, val);
+    } else if (KEY("learned_dir")) {
+        if (val[0] != '/' || strlen(val) >= sizeof(pol->learned_dir) - 256)
+            return fail(msg, n, "plugstack argument learned_dir=%.100s: %s", val,
+                        "must be an absolute path shorter than 768 bytes");
+        strcpy(pol->learned_dir, val);
+    } else if (KEY("topology")) {
+        /* the file is only named here: srun reads it, as the user */
+        if (!strcmp(val, "slurm")) {
+            pol->topology = SM_TOPOLOGY_SLURM;
+        } else if (!strcmp(val, "none")) {
+            pol->topology = SM_TOPOLOGY_NONE;
+        } else if (val[0] == '/' && strlen(val) < sizeof(pol->topology_file)) {
+            pol->topology = SM_TOPOLOGY_FILE;
+            strcpy(pol->topology_file, val);
+        } else {
+            return fail(msg, n, "plugstack argument topology=%.100s: %s", val,
+                        "must be 'slurm', 'none' or the absolute path of a topology.conf "
+                        "or topology.yaml file, with :NAME for one of the yaml's topologies "
+                        "(shorter than 1024 bytes)");
+        }
+    } else {
+        return NOT_MINE;
+    }
+    return 0;
+}
+
+/* The keys whose value is one of a few names: algorithm, on_error, bind,
+ * objective, levels_mode.  0, -1 with msg, or NOT_MINE. */
+static int parse_choice(sm_policy *pol, const char *arg, size_t klen, const char *val,
+                        char *msg, size_t n)
+{
+    if (KEY("algorithm")) {
+        if (!smp_algorithm_from_name(val, &pol->algorithm))
+            return fail(msg, n, "plugstack argument algorithm=%.100s: unknown algorithm (%s)",
+                        val, smp_algorithm_names());
+        pol->have_algorithm = true;
+    } else if (KEY("on_error")) {
+        if (!strcmp(val, "fail"))
+            pol->on_error = SM_ON_ERROR_FAIL;
+        else if (!strcmp(val, "blocked"))
+            pol->on_error = SM_ON_ERROR_BLOCKED;
+        else
+            return fail(msg, n, "plugstack argument on_error=%.100s: %s", val,
+                        "must be 'fail' or 'blocked'");
+    } else if (KEY("bind")) {
+        if (!strcmp(val, "socket"))
+            pol->bind_socket = true;
+        else if (!strcmp(val, "none"))
+            pol->bind_socket = false;
+        else
+            return fail(msg, n, "plugstack argument bind=%.100s: %s", val,
+                        "must be 'none' or 'socket'");
+    } else if (KEY("objective")) {
+        if (!smp_objective_from_name(val, &pol->objective))
+            return fail(msg, n, "plugstack argument objective=%.100s: %s", val,
+                        "must be 'sum' or 'max'");
+        pol->have_objective = true;
+    } else if (KEY("levels_mode")) {
+        if (!smp_levels_mode_from_name(val, &pol->levels_mode))
+            return fail(msg, n, "plugstack argument levels_mode=%.100s: %s", val,
+                        "must be 'best', 'groups-first' or 'nodes-first'");
+    } else {
+        return NOT_MINE;
+    }
+    return 0;
+}
+
+/* The keys whose value is a number: max_ranks, effort.  0, -1 with msg,
+ * or NOT_MINE. */
+static int parse_number(sm_policy *pol, const char *arg, size_t klen, const char *val,
+                        char *msg, size_t n)
+{
+    char *end;
+    if (KEY("max_ranks")) {
+        errno = 0;
+        long long v = strtoll(val, &end, 10);
+        if (errno || end == val || *end || v < 1 || v > SMP_MAX_RANKS)
+            return fail(msg, n, "plugstack argument max_ranks=%.100s: %s", val,
+                        "must be a positive integer");
+        pol->max_ranks = v;
+    } else if (KEY("effort")) {
+        errno = 0;
+        long v = strtol(val, &end, 10);
+        if (errno || end == val || *end || v < 1 || v > SMP_MAX_EFFORT)
+            return fail(msg, n, "plugstack argument effort=%.100s: must be an integer 1 to %d",
+                        val, SMP_MAX_EFFORT);
+        pol->effort = (int)v;
+    } else {
+        return NOT_MINE;
+    }
+    return 0;
+}
+
+#undef KEY
+
 int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
 {
     memset(pol, 0, sizeof(*pol));
@@ -35,88 +150,16 @@ int sm_policy_parse(sm_policy *pol, int ac, char **av, char *msg, size_t n)
                         KNOWN_KEYS);
         size_t klen = (size_t)(eq - arg);
         const char *val = eq + 1;
-#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(arg, k, klen))
-        if (KEY("default")) {
-            if (!*val || strlen(val) >= sizeof(pol->default_spec))
-                return fail(msg, n, "plugstack argument default=%.100s: %s", val,
-                            "must be a non-empty spec shorter than 1024 bytes");
-            strcpy(pol->default_spec, val);
-        } else if (KEY("algorithm")) {
-            if (!smp_algorithm_from_name(val, &pol->algorithm))
-                return fail(msg, n, "plugstack argument algorithm=%.100s: unknown algorithm (%s)",
-                            val, smp_algorithm_names());
-            pol->have_algorithm = true;
-        } else if (KEY("on_error")) {
-            if (!strcmp(val, "fail"))
-                pol->on_error = SM_ON_ERROR_FAIL;
-            else if (!strcmp(val, "blocked"))
-                pol->on_error = SM_ON_ERROR_BLOCKED;
-            else
-                return fail(msg, n, "plugstack argument on_error=%.100s: %s", val,
-                            "must be 'fail' or 'blocked'");
-        } else if (KEY("record_dir")) {
-            if (val[0] != '/' || strlen(val) >= sizeof(pol->record_dir) - 256)
-                return fail(msg, n, "plugstack argument record_dir=%.100s: %s", val,
-                            "must be an absolute path shorter than 768 bytes");
-            strcpy(pol->record_dir, val);
-        } else if (KEY("learned_dir")) {
-            if (val[0] != '/' || strlen(val) >= sizeof(pol->learned_dir) - 256)
-                return fail(msg, n, "plugstack argument learned_dir=%.100s: %s", val,
-                            "must be an absolute path shorter than 768 bytes");
-            strcpy(pol->learned_dir, val);
-        } else if (KEY("max_ranks")) {
-            char *end;
-            errno = 0;
-            long long v = strtoll(val, &end, 10);
-            if (errno || end == val || *end || v < 1 || v > SMP_MAX_RANKS)
-                return fail(msg, n, "plugstack argument max_ranks=%.100s: %s", val,
-                            "must be a positive integer");
-            pol->max_ranks = v;
-        } else if (KEY("bind")) {
-            if (!strcmp(val, "socket"))
-                pol->bind_socket = true;
-            else if (!strcmp(val, "none"))
-                pol->bind_socket = false;
-            else
-                return fail(msg, n, "plugstack argument bind=%.100s: %s", val,
-                            "must be 'none' or 'socket'");
-        } else if (KEY("objective")) {
-            if (!smp_objective_from_name(val, &pol->objective))
-                return fail(msg, n, "plugstack argument objective=%.100s: %s", val,
-                            "must be 'sum' or 'max'");
-            pol->have_objective = true;
-        } else if (KEY("effort")) {
-            char *end;
-            errno = 0;
-            long v = strtol(val, &end, 10);
-            if (errno || end == val || *end || v < 1 || v > SMP_MAX_EFFORT)
-                return fail(msg, n, "plugstack argument effort=%.100s: must be an integer 1 to %d",
-                            val, SMP_MAX_EFFORT);
-            pol->effort = (int)v;
-        } else if (KEY("topology")) {
-            /* the file is only named here: srun reads it, as the user */
-            if (!strcmp(val, "slurm")) {
-                pol->topology = SM_TOPOLOGY_SLURM;
-            } else if (!strcmp(val, "none")) {
-                pol->topology = SM_TOPOLOGY_NONE;
-            } else if (val[0] == '/' && strlen(val) < sizeof(pol->topology_file)) {
-                pol->topology = SM_TOPOLOGY_FILE;
-                strcpy(pol->topology_file, val);
-            } else {
-                return fail(msg, n, "plugstack argument topology=%.100s: %s", val,
-                            "must be 'slurm', 'none' or the absolute path of a topology.conf "
-                            "or topology.yaml file, with :NAME for one of the yaml's topologies "
-                            "(shorter than 1024 bytes)");
-            }
-        } else if (KEY("levels_mode")) {
-            if (!smp_levels_mode_from_name(val, &pol->levels_mode))
-                return fail(msg, n, "plugstack argument levels_mode=%.100s: %s", val,
-                            "must be 'best', 'groups-first' or 'nodes-first'");
-        } else {
+        int rc = parse_text(pol, arg, klen, val, msg, n);
+        if (rc == NOT_MINE)
+            rc = parse_choice(pol, arg, klen, val, msg, n);
+        if (rc == NOT_MINE)
+            rc = parse_number(pol, arg, klen, val, msg, n);
+        if (rc == NOT_MINE)
             return fail(msg, n, "plugstack argument '%.100s': unknown key (known: %s)", arg,
                         KNOWN_KEYS);
-        }
-#undef KEY
+        if (rc)
+            return rc;
     }
     return 0;
 }

@@ -252,6 +252,122 @@ static char *aggregate_name(const smt_topology *t, int first, int count)
     return strdup(buf);
 }
 
+/* Slurm takes the base size from the first block when BlockSizes does
+ * not give it (base 0), and refuses a block with fewer nodes. */
+static smp_status check_base_size(const struct conf_state *c, uint32_t base, smp_error *err)
+{
+    const smt_topology *t = c->t;
+    int nb = c->nb;
+    int64_t *count = calloc((size_t)nb, sizeof(int64_t));
+    if (!count)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", t->source);
+    for (int64_t m = 0; m < t->nm; m++)
+        count[t->m[m].unit]++;
+    if (!base)
+        base = (uint32_t)count[0];
+    smp_status s = SMP_OK;
+    for (int i = 0; i < nb && !s; i++)
+        if (count[i] < base)
+            s = smp_error_set(err, SMP_ERR_INPUT,
+                              "%s:%d: block '%s' has %lld nodes, fewer than the base block's %u",
+                              t->source, c->bline[i], t->u[i].name, (long long)count[i], base);
+    free(count);
+    return s;
+}
+
+/* The sizes in blocks of the levels given, up to the first that holds all
+ * nb blocks; their count. */
+static int level_sizes(const bool *level, int nb, int64_t *size)
+{
+    int nsizes = 0;
+    for (int k = 0; k < SMT_MAX_BLOCK_LEVELS; k++)
+        if (level[k]) {
+            size[nsizes++] = (int64_t)1 << k;
+            if (size[nsizes - 1] >= nb)
+                break;
+        }
+    return nsizes;
+}
+
+/* The aggregates made so far: per aggregate, its first base block. */
+struct aggregates {
+    int32_t *first_of;
+    int n, cap;
+};
+
+/* A new aggregate unit of span base blocks from block i into *a, its first
+ * block recorded in ag. */
+static smp_status open_aggregate(struct conf_state *c, int i, int span, struct aggregates *ag,
+                                 int32_t *a, smp_error *err)
+{
+    smt_topology *t = c->t;
+    char *name = aggregate_name(t, i, span);
+    if (!name)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", t->source);
+    *a = smt_add_unit(t, name, strlen(name), false, c->bline[i], err);
+    free(name);
+    if (*a < 0)
+        return err->status;
+    if (ag->n == ag->cap) {
+        ag->cap = ag->cap ? 2 * ag->cap : 64;
+        int32_t *f = realloc(ag->first_of, sizeof(int32_t) * (size_t)ag->cap);
+        if (!f)
+            return smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", t->source);
+        ag->first_of = f;
+    }
+    ag->first_of[ag->n++] = i;
+    return SMP_OK;
+}
+
+/* agg_of[i * nsizes + j]: base block i's aggregate of level j, or -1 (level
+ * 0, or a short tail that level skips); each aggregate is opened at its
+ * first block. */
+static smp_status aggregate_blocks(struct conf_state *c, const int64_t *size, int nsizes,
+                                   int32_t *agg_of, struct aggregates *ag, smp_error *err)
+{
+    int nb = c->nb;
+    int32_t open_agg[SMT_MAX_BLOCK_LEVELS]; /* the aggregate filling at each level */
+    for (int j = 0; j < nsizes; j++)
+        open_agg[j] = -1;
+    smp_status s = SMP_OK;
+    for (int i = 0; i < nb && !s; i++) {
+        for (int j = 0; j < nsizes; j++)
+            agg_of[(size_t)i * nsizes + j] = -1;
+        for (int j = 1; j < nsizes && !s; j++) {
+            if (i % size[j] == 0) {
+                int64_t remaining = nb - i;
+                if (size[j] > remaining && size[j - 1] >= remaining) {
+                    open_agg[j] = -1;
+                    continue;
+                }
+                int64_t span = size[j] < remaining ? size[j] : remaining;
+                if ((s = open_aggregate(c, i, (int)span, ag, &open_agg[j], err)))
+                    break;
+            }
+            agg_of[(size_t)i * nsizes + j] = open_agg[j];
+        }
+    }
+    return s;
+}
+
+/* Parents: a base block's is its aggregate of the first level above, an
+ * aggregate's the one of the next level holding its first block (if a
+ * level skips a tail, every level above skips it too). */
+static void link_parents(smt_topology *t, int nb, const int32_t *agg_of, int nsizes,
+                         const int32_t *first_of)
+{
+    for (int i = 0; i < nb; i++)
+        for (int j = 1; j < nsizes; j++) {
+            int32_t a = agg_of[(size_t)i * nsizes + j];
+            if (a < 0)
+                break;
+            if (j == 1)
+                t->u[i].parent = a;
+            if (j + 1 < nsizes && first_of[a - nb] == i)
+                t->u[a].parent = agg_of[(size_t)i * nsizes + j + 1];
+        }
+}
+
 /* Base blocks, their nodes, and the aggregated levels above them. */
 static smp_status build_blocks(struct conf_state *c, smp_error *err)
 {
@@ -268,95 +384,21 @@ static smp_status build_blocks(struct conf_state *c, smp_error *err)
     uint32_t base = 0;
     if (!s)
         s = block_levels(c, level, &base, err);
+    if (!s)
+        s = check_base_size(c, base, err);
     if (s)
         return s;
-    /* Slurm takes the base size from the first block when BlockSizes does
-     * not give it, and refuses a block with fewer nodes */
-    int64_t *count = calloc((size_t)nb, sizeof(int64_t));
-    if (!count)
-        return smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", t->source);
-    for (int64_t m = 0; m < t->nm; m++)
-        count[t->m[m].unit]++;
-    if (!base)
-        base = (uint32_t)count[0];
-    for (int i = 0; i < nb && !s; i++)
-        if (count[i] < base)
-            s = smp_error_set(err, SMP_ERR_INPUT,
-                              "%s:%d: block '%s' has %lld nodes, fewer than the base block's %u",
-                              t->source, c->bline[i], t->u[i].name, (long long)count[i], base);
-    free(count);
-    if (s)
-        return s;
-    /* the sizes in blocks, up to the first that holds them all */
     int64_t size[SMT_MAX_BLOCK_LEVELS];
-    int nsizes = 0;
-    for (int k = 0; k < SMT_MAX_BLOCK_LEVELS; k++)
-        if (level[k]) {
-            size[nsizes++] = (int64_t)1 << k;
-            if (size[nsizes - 1] >= nb)
-                break;
-        }
-    int32_t open_agg[SMT_MAX_BLOCK_LEVELS]; /* the aggregate filling at each level */
-    int32_t *first_of = NULL;               /* per aggregate: its first base block */
-    int nagg = 0, aggcap = 0;
-    for (int j = 0; j < nsizes; j++)
-        open_agg[j] = -1;
-    /* agg_of[i * nsizes + j]: base block i's aggregate of level j, or -1 */
+    int nsizes = level_sizes(level, nb, size);
+    struct aggregates ag = {0};
     int32_t *agg_of = malloc(sizeof(int32_t) * (size_t)nb * (size_t)(nsizes ? nsizes : 1));
     if (!agg_of)
         return smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", t->source);
-    for (int i = 0; i < nb && !s; i++) {
-        for (int j = 0; j < nsizes; j++)
-            agg_of[(size_t)i * nsizes + j] = -1;
-        for (int j = 1; j < nsizes && !s; j++) {
-            if (i % size[j] == 0) {
-                int64_t remaining = nb - i;
-                if (size[j] > remaining && size[j - 1] >= remaining) {
-                    open_agg[j] = -1;
-                    continue;
-                }
-                int64_t span = size[j] < remaining ? size[j] : remaining;
-                char *name = aggregate_name(t, i, (int)span);
-                if (!name) {
-                    s = smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", t->source);
-                    break;
-                }
-                int32_t a = smt_add_unit(t, name, strlen(name), false, c->bline[i], err);
-                free(name);
-                if (a < 0) {
-                    s = err->status;
-                    break;
-                }
-                if (nagg == aggcap) {
-                    aggcap = aggcap ? 2 * aggcap : 64;
-                    int32_t *f = realloc(first_of, sizeof(int32_t) * (size_t)aggcap);
-                    if (!f) {
-                        s = smp_error_set(err, SMP_ERR_SYSTEM, "%s: out of memory", t->source);
-                        break;
-                    }
-                    first_of = f;
-                }
-                first_of[nagg++] = i;
-                open_agg[j] = a;
-            }
-            agg_of[(size_t)i * nsizes + j] = open_agg[j];
-        }
-    }
-    /* parents: a base block's is its aggregate of the first level above,
-     * an aggregate's the one of the next level holding its first block
-     * (if a level skips a tail, every level above skips it too) */
-    for (int i = 0; i < nb && !s; i++)
-        for (int j = 1; j < nsizes; j++) {
-            int32_t a = agg_of[(size_t)i * nsizes + j];
-            if (a < 0)
-                break;
-            if (j == 1)
-                t->u[i].parent = a;
-            if (j + 1 < nsizes && first_of[a - nb] == i)
-                t->u[a].parent = agg_of[(size_t)i * nsizes + j + 1];
-        }
+    s = aggregate_blocks(c, size, nsizes, agg_of, &ag, err);
+    if (!s)
+        link_parents(t, nb, agg_of, nsizes, ag.first_of);
     free(agg_of);
-    free(first_of);
+    free(ag.first_of);
     if (!s)
         s = smt_finish(t, err);
     return s;

@@ -28,27 +28,13 @@ static smp_status leaf_of(const smt_topology *t, const char *node, int32_t *leaf
     return SMP_OK;
 }
 
-smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_levels *out,
-                          smp_error *err)
+/* Each step node's leaf into leaf[]; an error when a node is in two, when
+ * none is in the topology, or when one is missing. */
+static smp_status find_leaves(const smt_topology *t, const smp_nodes *nodes, int32_t *leaf,
+                              smp_error *err)
 {
-    memset(out, 0, sizeof(*out));
-    snprintf(out->source, sizeof(out->source), "%s", t->source);
-    out->nnodes = nodes->count;
-    if (t->n == 0 || nodes->count == 0)
-        return SMP_OK;
-    int n = nodes->count;
-    /* anc[d * n + v]: node v's ancestor d steps above its leaf (the top
-     * one when the chain is shorter) */
-    int32_t *leaf = malloc(sizeof(int32_t) * (size_t)n), *anc = NULL;
-    int32_t *dense = malloc(sizeof(int32_t) * (size_t)t->n);
-    int32_t *groups[SMT_MAX_DEPTH] = {0};
-    int ngroups[SMT_MAX_DEPTH] = {0};
+    int n = nodes->count, found = 0, missing = -1;
     smp_status s = SMP_OK;
-    if (!leaf || !dense) {
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
-        goto done;
-    }
-    int found = 0, missing = -1, depth = 1;
     for (int v = 0; v < n && !s; v++) {
         s = leaf_of(t, nodes->names[v], &leaf[v], err);
         if (leaf[v] >= 0)
@@ -63,30 +49,45 @@ smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_lev
     else if (!s && missing >= 0)
         s = smp_error_set(err, SMP_ERR_INPUT, "topology %s: node %s is in no %s", t->source,
                           nodes->names[missing], t->kind == SMT_BLOCK ? "block" : "switch");
-    /* the longest chain above the step's leaves (deeper ones are cut) */
-    for (int v = 0; v < n && !s; v++) {
+    return s;
+}
+
+/* The longest chain above the step's leaves (deeper ones are cut). */
+static int chain_depth(const smt_topology *t, const int32_t *leaf, int n)
+{
+    int depth = 1;
+    for (int v = 0; v < n; v++) {
         int d = 1;
         for (int32_t u = t->u[leaf[v]].parent; u >= 0 && d < SMT_MAX_DEPTH; u = t->u[u].parent)
             d++;
         if (d > depth)
             depth = d;
     }
-    if (!s && !(anc = malloc(sizeof(int32_t) * (size_t)n * (size_t)depth)))
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
-    if (!s)
-        memcpy(anc, leaf, sizeof(int32_t) * (size_t)n);
-    for (int d = 1; d < depth && !s; d++) {
+    return depth;
+}
+
+/* anc[d * n + v]: node v's ancestor d steps above its leaf (the top one
+ * when the chain is shorter). */
+static void fill_ancestors(const smt_topology *t, const int32_t *leaf, int n, int depth,
+                           int32_t *anc)
+{
+    memcpy(anc, leaf, sizeof(int32_t) * (size_t)n);
+    for (int d = 1; d < depth; d++) {
         for (int v = 0; v < n; v++) {
             int32_t up = t->u[anc[(size_t)(d - 1) * n + v]].parent;
             anc[(size_t)d * n + v] = up >= 0 ? up : anc[(size_t)(d - 1) * n + v];
         }
     }
-    /* each candidate level as dense group numbers, in order of first use */
-    for (int d = 0; d < depth && !s; d++) {
-        if (!(groups[d] = malloc(sizeof(int32_t) * (size_t)n))) {
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
-            break;
-        }
+}
+
+/* Each candidate level as dense group numbers, in order of first use:
+ * groups[d][v], ngroups[d]; dense: scratch, one entry per unit. */
+static smp_status dense_groups(const int32_t *anc, int n, int depth, int32_t *dense,
+                               int32_t **groups, int *ngroups, smp_error *err)
+{
+    for (int d = 0; d < depth; d++) {
+        if (!(groups[d] = malloc(sizeof(int32_t) * (size_t)n)))
+            return smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
         for (int v = 0; v < n; v++)
             dense[anc[(size_t)d * n + v]] = -1;
         for (int v = 0; v < n; v++) {
@@ -96,35 +97,81 @@ smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_lev
             groups[d][v] = dense[u];
         }
     }
-    if (s)
-        goto done;
-    /* keep the levels that split the step's nodes, and split them more
-     * coarsely than the level below (nested: equal counts, equal groups) */
-    int keep[SMT_MAX_DEPTH], nkeep = 0;
+    return SMP_OK;
+}
+
+/* The candidate levels kept, into keep[]: those that split the step's
+ * nodes, and split them more coarsely than the level below (nested: equal
+ * counts, equal groups); past SMP_MAX_LEVELS the finest ones and the
+ * coarsest.  Their count. */
+static int levels_kept(const int *ngroups, int depth, int *keep)
+{
+    int nkeep = 0;
     for (int d = 0; d < depth; d++)
         if (ngroups[d] > 1 && (d == 0 || ngroups[d] != ngroups[d - 1]))
             keep[nkeep++] = d;
-    if (nkeep > SMP_MAX_LEVELS) { /* the finest ones and the coarsest */
+    if (nkeep > SMP_MAX_LEVELS) {
         keep[SMP_MAX_LEVELS - 1] = keep[nkeep - 1];
         nkeep = SMP_MAX_LEVELS;
     }
-    for (int l = 0; l < nkeep && !s; l++) {
+    return nkeep;
+}
+
+/* The kept levels into out, their groups taken from groups[] and named
+ * after the units. */
+static smp_status take_levels(const smt_topology *t, const int32_t *anc, int n, const int *keep,
+                              int nkeep, int32_t **groups, const int *ngroups, smp_levels *out,
+                              smp_error *err)
+{
+    for (int l = 0; l < nkeep; l++) {
         int d = keep[l];
         out->ngroups[l] = ngroups[d];
         out->group_of_node[l] = groups[d];
         groups[d] = NULL;
         out->nlevels = l + 1;
-        if (!(out->group_names[l] = calloc((size_t)ngroups[d], sizeof(char *)))) {
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
-            break;
-        }
-        for (int v = 0; v < n && !s; v++) {
+        if (!(out->group_names[l] = calloc((size_t)ngroups[d], sizeof(char *))))
+            return smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
+        for (int v = 0; v < n; v++) {
             int32_t g = out->group_of_node[l][v];
             if (!out->group_names[l][g] &&
                 !(out->group_names[l][g] = strdup(t->u[anc[(size_t)d * n + v]].name)))
-                s = smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
+                return smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
         }
     }
+    return SMP_OK;
+}
+
+smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_levels *out,
+                          smp_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    snprintf(out->source, sizeof(out->source), "%s", t->source);
+    out->nnodes = nodes->count;
+    if (t->n == 0 || nodes->count == 0)
+        return SMP_OK;
+    int n = nodes->count;
+    int32_t *leaf = malloc(sizeof(int32_t) * (size_t)n), *anc = NULL;
+    int32_t *dense = malloc(sizeof(int32_t) * (size_t)t->n);
+    int32_t *groups[SMT_MAX_DEPTH] = {0};
+    int ngroups[SMT_MAX_DEPTH] = {0};
+    smp_status s = SMP_OK;
+    if (!leaf || !dense) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
+        goto done;
+    }
+    if ((s = find_leaves(t, nodes, leaf, err)))
+        goto done;
+    int depth = chain_depth(t, leaf, n);
+    if (!(anc = malloc(sizeof(int32_t) * (size_t)n * (size_t)depth))) {
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "topology: out of memory");
+        goto done;
+    }
+    fill_ancestors(t, leaf, n, depth, anc);
+    if ((s = dense_groups(anc, n, depth, dense, groups, ngroups, err)))
+        goto done;
+    int keep[SMT_MAX_DEPTH];
+    int nkeep = levels_kept(ngroups, depth, keep);
+    s = take_levels(t, anc, n, keep, nkeep, groups, ngroups, out, err);
 done:
     for (int d = 0; d < SMT_MAX_DEPTH; d++)
         free(groups[d]);

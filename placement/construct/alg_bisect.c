@@ -131,27 +131,22 @@ struct bs_job {
     bool first;     /* a whole part (or the grid), not yet cut */
 };
 
-/* Splits job j in two; pushes the halves onto jobs (room for both). */
-static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int *njobs)
+/* The node split of [a, b) whose capacity is nearest half. */
+static int middle_split(const struct bs_ctx *c, int a, int b)
 {
-    int64_t lo = job.lo, hi = job.hi;
-    int a = job.a, b = job.b;
-    int32_t *reg = c->perm + lo;
-    int64_t n = hi - lo;
-    if (b - a == 1) {
-        for (int64_t i = 0; i < n; i++)
-            c->node_of_rank[reg[i]] = a;
-        return;
-    }
-    /* the node split whose capacity is nearest half, and its neighbours */
     int mid = a + 1;
     int64_t half2 = c->prefix[a] + c->prefix[b]; /* twice the middle */
     for (int m = a + 1; m < b; m++)
         if (llabs(2 * c->prefix[m] - half2) < llabs(2 * c->prefix[mid] - half2))
             mid = m;
-    /* which axes the region spans */
+    return mid;
+}
+
+/* The region's span along each axis: mn[ax] to mx[ax]. */
+static void region_span(const struct bs_ctx *c, const int32_t *reg, int64_t n, int64_t *mn,
+                        int64_t *mx)
+{
     int d = c->grid->ndims;
-    int64_t mn[SMP_MAX_DIMS], mx[SMP_MAX_DIMS];
     for (int i = 0; i < d; i++) {
         mn[i] = INT64_MAX;
         mx[i] = -1;
@@ -164,22 +159,44 @@ static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int
             if (x > mx[ax])
                 mx[ax] = x;
         }
-    double best = -1;
-    int bk = 0, bj = 0, bm = mid;
-    bool bdesc = false;
-    if (c->rcb) { /* the widest axis, then the next widest (none: a cell) */
-        for (int k = 0; k < d; k++)
-            if (mx[k] - mn[k] > mx[bk] - mn[bk])
-                bk = k;
-        if (job.first && c->rcb_first >= 0 && mx[c->rcb_first] > mn[c->rcb_first])
-            bk = c->rcb_first;
-        bj = bk;
-        for (int j = 0; j < d; j++)
-            if (j != bk && mx[j] > mn[j] && (bj == bk || mx[j] - mn[j] > mx[bj] - mn[bj]))
-                bj = j;
-        best = mx[bk] > mn[bk] ? 0 : -1;
-    }
-    for (int k = 0; k < d && !c->rcb; k++) {
+}
+
+/* A cut: the staircase (k, j, descending) and node split m, and its
+ * weight (-1: none found). */
+struct bs_cut {
+    double best;
+    int k, j, m;
+    bool desc;
+};
+
+/* rcb: the widest axis (or the part's first axis on its first cut), then
+ * the next widest; none when the region is a cell. */
+static void rcb_cut(const struct bs_ctx *c, bool first, const int64_t *mn, const int64_t *mx,
+                    struct bs_cut *cut)
+{
+    int d = c->grid->ndims, bk = 0;
+    for (int k = 0; k < d; k++)
+        if (mx[k] - mn[k] > mx[bk] - mn[bk])
+            bk = k;
+    if (first && c->rcb_first >= 0 && mx[c->rcb_first] > mn[c->rcb_first])
+        bk = c->rcb_first;
+    int bj = bk;
+    for (int j = 0; j < d; j++)
+        if (j != bk && mx[j] > mn[j] && (bj == bk || mx[j] - mn[j] > mx[bj] - mn[bj]))
+            bj = j;
+    cut->k = bk;
+    cut->j = bj;
+    cut->best = mx[bk] > mn[bk] ? 0 : -1;
+}
+
+/* Every staircase (k, j) in both directions and the node splits around
+ * mid: the one that cuts the least weight, as cheap and nearer the middle
+ * on a tie. */
+static void search_cut(struct bs_ctx *c, int32_t *reg, int64_t n, int a, int b, int mid,
+                       const int64_t *mn, const int64_t *mx, struct bs_cut *cut)
+{
+    int d = c->grid->ndims;
+    for (int k = 0; k < d; k++) {
         if (mx[k] == mn[k])
             continue;
         for (int j = 0; j < d; j++) {
@@ -194,24 +211,43 @@ static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int
                         continue;
                     double w = cut_weight(c, reg, n, c->prefix[m] - c->prefix[a], k, desc);
                     /* cheaper cut, or as cheap and nearer the middle */
-                    if (best < 0 || w < best ||
-                        (w == best && abs(m - mid) < abs(bm - mid))) {
-                        best = w;
-                        bk = k;
-                        bj = j;
-                        bdesc = desc;
-                        bm = m;
-                    }
+                    if (cut->best < 0 || w < cut->best ||
+                        (w == cut->best && abs(m - mid) < abs(cut->m - mid)))
+                        *cut = (struct bs_cut){w, k, j, m, desc};
                 }
             }
         }
     }
-    if (best >= 0)
-        staircase(c, reg, n, bk, bj, bdesc, mn, mx);
+}
+
+/* Splits job j in two; pushes the halves onto jobs (room for both). */
+static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int *njobs)
+{
+    int64_t lo = job.lo, hi = job.hi;
+    int a = job.a, b = job.b;
+    int32_t *reg = c->perm + lo;
+    int64_t n = hi - lo;
+    if (b - a == 1) {
+        for (int64_t i = 0; i < n; i++)
+            c->node_of_rank[reg[i]] = a;
+        return;
+    }
+    /* the node split whose capacity is nearest half, and its neighbours */
+    int mid = middle_split(c, a, b);
+    /* which axes the region spans */
+    int64_t mn[SMP_MAX_DIMS], mx[SMP_MAX_DIMS];
+    region_span(c, reg, n, mn, mx);
+    struct bs_cut cut = {.best = -1, .k = 0, .j = 0, .m = mid, .desc = false};
+    if (c->rcb)
+        rcb_cut(c, job.first, mn, mx, &cut);
+    else
+        search_cut(c, reg, n, a, b, mid, mn, mx, &cut);
+    if (cut.best >= 0)
+        staircase(c, reg, n, cut.k, cut.j, cut.desc, mn, mx);
     /* else: a single cell per node is left; any order will do */
-    int64_t split = c->prefix[bm] - c->prefix[a];
-    jobs[(*njobs)++] = (struct bs_job){lo + split, hi, bm, b, false};
-    jobs[(*njobs)++] = (struct bs_job){lo, lo + split, a, bm, false};
+    int64_t split = c->prefix[cut.m] - c->prefix[a];
+    jobs[(*njobs)++] = (struct bs_job){lo + split, hi, cut.m, b, false};
+    jobs[(*njobs)++] = (struct bs_job){lo, lo + split, a, cut.m, false};
 }
 
 /* The context's tables: node prefixes, the rank permutation and its

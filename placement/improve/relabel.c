@@ -444,6 +444,115 @@ static int cmp_i32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* The scratch of one level's dealing: per (group, share) the nodes each
+ * group needs, the sets and groups listed by parent, two trial dealings. */
+struct level_bufs {
+    int32_t *need, *need2; /* need2: need, as one dealing consumes it */
+    int32_t *pstart, *gstart; /* per parent (shifted by one): first set, first group */
+    int32_t *sets, *groups;
+    int32_t *g1, *g2; /* set -> group: in order, then greedy or geometric */
+    int32_t *cursor;
+};
+
+/* Frees a level's scratch (what level_bufs_alloc got of it). */
+static void level_bufs_free(struct level_bufs *b)
+{
+    free(b->need);
+    free(b->need2);
+    free(b->pstart);
+    free(b->gstart);
+    free(b->sets);
+    free(b->groups);
+    free(b->g1);
+    free(b->g2);
+    free(b->cursor);
+}
+
+/* Allocates the scratch for n sets, nb groups, K shares and npar parents;
+ * false (with what it got allocated, for level_bufs_free) on ENOMEM. */
+static bool level_bufs_alloc(struct level_bufs *b, int n, size_t nb, size_t K, int npar)
+{
+    b->need = calloc(nb * K, sizeof(int32_t));
+    b->need2 = malloc(sizeof(int32_t) * nb * K);
+    b->pstart = calloc((size_t)npar + 2, sizeof(int32_t));
+    b->gstart = calloc((size_t)npar + 2, sizeof(int32_t));
+    b->sets = malloc(sizeof(int32_t) * (size_t)n);
+    b->groups = malloc(sizeof(int32_t) * nb);
+    b->g1 = malloc(sizeof(int32_t) * (size_t)n);
+    b->g2 = malloc(sizeof(int32_t) * (size_t)n);
+    b->cursor = malloc(sizeof(int32_t) * K);
+    return b->cursor && b->need && b->need2 && b->pstart && b->gstart && b->sets && b->groups &&
+           b->g1 && b->g2;
+}
+
+/* Each group's parent and its need per share, then the sets and groups
+ * listed by parent, in index order. */
+static void list_by_parent(struct rl *c, const smp_levels *lv, int l, int top, int npar,
+                           struct level_bufs *b)
+{
+    int n = c->n;
+    size_t K = (size_t)c->ncls, nb = (size_t)c->nbins;
+    for (size_t g = 0; g < nb; g++) /* a group without nodes: any parent, it needs none */
+        c->binpar[g] = 0;
+    for (int v = 0; v < n; v++) {
+        int32_t g = lv->group_of_node[l][v];
+        c->binpar[g] = top ? 0 : lv->group_of_node[l + 1][v];
+        if (c->cls[v] >= 0)
+            b->need[(size_t)g * K + (size_t)c->cls[v]]++;
+    }
+    for (int v = 0; v < n; v++)
+        if (c->cls[v] >= 0)
+            b->pstart[c->above[v] + 2]++;
+    for (size_t g = 0; g < nb; g++)
+        b->gstart[c->binpar[g] + 2]++;
+    for (int p = 0; p < npar; p++) {
+        b->pstart[p + 2] += b->pstart[p + 1];
+        b->gstart[p + 2] += b->gstart[p + 1];
+    }
+    for (int v = 0; v < n; v++)
+        if (c->cls[v] >= 0)
+            b->sets[b->pstart[c->above[v] + 1]++] = v;
+    for (int32_t g = 0; g < (int32_t)nb; g++)
+        b->groups[b->gstart[c->binpar[g] + 1]++] = g;
+}
+
+/* Deals parent p's sets to its groups in order and greedily, keeps the
+ * better in c->bin, then the geometric dealing where it is better still;
+ * false on ENOMEM. */
+static bool deal_parent(struct rl *c, int p, struct level_bufs *b)
+{
+    size_t bytes = sizeof(int32_t) * (size_t)c->nbins * (size_t)c->ncls;
+    const int32_t *ps = b->sets + b->pstart[p], *pg = b->groups + b->gstart[p];
+    int ns = b->pstart[p + 1] - b->pstart[p], ng = b->gstart[p + 1] - b->gstart[p];
+    memcpy(b->need2, b->need, bytes);
+    deal_in_order(c, ps, ns, pg, ng, b->need2, b->cursor, b->g1);
+    double m1, s1, m2, s2;
+    parent_cut(c, ps, ns, p, b->g1, pg, ng, &m1, &s1);
+    bool greedy = ng > 1 && (int64_t)ns * ng <= RELABEL_GREEDY_MAX;
+    if (greedy) {
+        memcpy(b->need2, b->need, bytes);
+        if (!deal_greedy(c, ps, ns, p, pg, ng, b->need2, b->g2))
+            return false;
+        parent_cut(c, ps, ns, p, b->g2, pg, ng, &m2, &s2);
+    }
+    const int32_t *pick = greedy && lower(c, m2, s2, m1, s1) ? b->g2 : b->g1;
+    for (int i = 0; i < ns; i++)
+        c->bin[ps[i]] = pick[ps[i]];
+    if (c->centre && ng > 1) { /* and geometrically */
+        double m3, s3;
+        int32_t *order = c->dealt; /* scratch: the greedy dealing is done */
+        memcpy(order, ps, sizeof(int32_t) * (size_t)ns);
+        deal_rcb(c, order, ns, pg, ng, b->need, b->need2, c->keyed, b->g2);
+        parent_cut(c, ps, ns, p, b->g2, pg, ng, &m3, &s3);
+        double mb, sb;
+        parent_cut(c, ps, ns, p, c->bin, pg, ng, &mb, &sb);
+        if (lower(c, m3, s3, mb, sb))
+            for (int i = 0; i < ns; i++)
+                c->bin[ps[i]] = b->g2[ps[i]];
+    }
+    return true;
+}
+
 /* Deals the sets to the groups of level l under each group of level
  * l + 1 (c->above), then swaps; leaves the result in c->bin. */
 static smp_status deal_level(struct rl *c, const smp_levels *lv, int l, smp_error *err)
@@ -451,92 +560,169 @@ static smp_status deal_level(struct rl *c, const smp_levels *lv, int l, smp_erro
     int n = c->n, top = l == lv->nlevels - 1;
     int npar = top ? 1 : lv->ngroups[l + 1];
     c->nbins = lv->ngroups[l];
-    size_t K = (size_t)c->ncls, nb = (size_t)c->nbins;
-    int32_t *need = calloc(nb * K, sizeof(int32_t));
-    int32_t *need2 = malloc(sizeof(int32_t) * nb * K);
-    int32_t *pstart = calloc((size_t)npar + 2, sizeof(int32_t));
-    int32_t *gstart = calloc((size_t)npar + 2, sizeof(int32_t));
-    int32_t *sets = malloc(sizeof(int32_t) * (size_t)n);
-    int32_t *groups = malloc(sizeof(int32_t) * nb);
-    int32_t *g1 = malloc(sizeof(int32_t) * (size_t)n), *g2 = malloc(sizeof(int32_t) * (size_t)n);
-    int32_t *cursor = malloc(sizeof(int32_t) * K);
+    struct level_bufs b;
     smp_status s = SMP_OK;
-    if (!cursor || !need || !need2 || !pstart || !gstart || !sets || !groups || !g1 || !g2) {
+    if (!level_bufs_alloc(&b, n, (size_t)c->nbins, (size_t)c->ncls, npar)) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
         goto done;
     }
-    for (size_t g = 0; g < nb; g++) /* a group without nodes: any parent, it needs none */
-        c->binpar[g] = 0;
-    for (int v = 0; v < n; v++) {
-        int32_t g = lv->group_of_node[l][v];
-        c->binpar[g] = top ? 0 : lv->group_of_node[l + 1][v];
-        if (c->cls[v] >= 0)
-            need[(size_t)g * K + (size_t)c->cls[v]]++;
-    }
-    /* sets and groups listed by parent, in index order */
+    list_by_parent(c, lv, l, top, npar, &b);
     for (int v = 0; v < n; v++)
-        if (c->cls[v] >= 0)
-            pstart[c->above[v] + 2]++;
-    for (size_t g = 0; g < nb; g++)
-        gstart[c->binpar[g] + 2]++;
-    for (int p = 0; p < npar; p++) {
-        pstart[p + 2] += pstart[p + 1];
-        gstart[p + 2] += gstart[p + 1];
-    }
-    for (int v = 0; v < n; v++)
-        if (c->cls[v] >= 0)
-            sets[pstart[c->above[v] + 1]++] = v;
-    for (int32_t g = 0; g < (int32_t)nb; g++)
-        groups[gstart[c->binpar[g] + 1]++] = g;
-    for (int v = 0; v < n; v++)
-        c->bin[v] = g1[v] = g2[v] = -1;
+        c->bin[v] = b.g1[v] = b.g2[v] = -1;
     for (int p = 0; p < npar && !s; p++) {
-        const int32_t *ps = sets + pstart[p], *pg = groups + gstart[p];
-        int ns = pstart[p + 1] - pstart[p], ng = gstart[p + 1] - gstart[p];
-        if (ns == 0)
+        if (b.pstart[p + 1] == b.pstart[p])
             continue;
-        memcpy(need2, need, sizeof(int32_t) * nb * K);
-        deal_in_order(c, ps, ns, pg, ng, need2, cursor, g1);
-        double m1, s1, m2, s2;
-        parent_cut(c, ps, ns, p, g1, pg, ng, &m1, &s1);
-        bool greedy = ng > 1 && (int64_t)ns * ng <= RELABEL_GREEDY_MAX;
-        if (greedy) {
-            memcpy(need2, need, sizeof(int32_t) * nb * K);
-            if (!deal_greedy(c, ps, ns, p, pg, ng, need2, g2)) {
-                s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
-                break;
-            }
-            parent_cut(c, ps, ns, p, g2, pg, ng, &m2, &s2);
-        }
-        const int32_t *pick = greedy && lower(c, m2, s2, m1, s1) ? g2 : g1;
-        for (int i = 0; i < ns; i++)
-            c->bin[ps[i]] = pick[ps[i]];
-        if (c->centre && ng > 1) { /* and geometrically */
-            double m3, s3;
-            int32_t *order = c->dealt; /* scratch: the greedy dealing is done */
-            memcpy(order, ps, sizeof(int32_t) * (size_t)ns);
-            deal_rcb(c, order, ns, pg, ng, need, need2, c->keyed, g2);
-            parent_cut(c, ps, ns, p, g2, pg, ng, &m3, &s3);
-            double mb, sb;
-            parent_cut(c, ps, ns, p, c->bin, pg, ng, &mb, &sb);
-            if (lower(c, m3, s3, mb, sb))
-                for (int i = 0; i < ns; i++)
-                    c->bin[ps[i]] = g2[ps[i]];
+        if (!deal_parent(c, p, &b)) {
+            s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+            break;
         }
     }
     if (!s)
         swap_level(c);
 done:
-    free(need);
-    free(need2);
-    free(pstart);
-    free(gstart);
-    free(sets);
-    free(groups);
-    free(g1);
-    free(g2);
-    free(cursor);
+    level_bufs_free(&b);
     return s;
+}
+
+/* The distinct positive shares of cap, sorted, into caps; their count. */
+static int distinct_shares(const int32_t *cap, int nnodes, int32_t *caps)
+{
+    int m = 0;
+    for (int v = 0; v < nnodes; v++)
+        if (cap[v] > 0)
+            caps[m++] = cap[v];
+    qsort(caps, (size_t)m, sizeof(int32_t), cmp_i32);
+    int k = 0;
+    for (int i = 0; i < m; i++)
+        if (i == 0 || caps[i] != caps[i - 1])
+            caps[k++] = caps[i];
+    return k;
+}
+
+/* Each set's share class (its share's place among the k in caps, -1
+ * unused), all under the one group above the top level. */
+static void classify(struct rl *c, const int32_t *cap, const int32_t *caps, int k)
+{
+    for (int v = 0; v < c->n; v++) {
+        c->cls[v] = -1;
+        if (cap[v] > 0) {
+            int32_t *f = bsearch(&cap[v], caps, (size_t)k, sizeof(int32_t), cmp_i32);
+            c->cls[v] = (int32_t)(f - caps);
+        }
+        c->above[v] = 0;
+    }
+}
+
+/* Each set's centre, in the grid's row-major coordinates. */
+static void set_centres(struct rl *c, const smp_grid *grid, const int32_t *node_of_rank,
+                        const int32_t *cap)
+{
+    int64_t x[SMP_MAX_DIMS] = {0};
+    for (int64_t r = 0; r < grid->size; r++) {
+        double *ce = c->centre + (size_t)node_of_rank[r] * (size_t)c->ndims;
+        for (int d = 0; d < c->ndims; d++)
+            ce[d] += (double)x[d];
+        for (int d = c->ndims - 1; d >= 0 && ++x[d] == grid->dims[d]; d--)
+            x[d] = 0;
+    }
+    for (int v = 0; v < c->n; v++)
+        for (int d = 0; d < c->ndims && cap[v] > 0; d++)
+            c->centre[(size_t)v * c->ndims + d] /= cap[v];
+}
+
+/* Each group of level 0 hands its sets to its nodes of equal share, in
+ * index order: phys[set] = node. */
+static smp_status hand_to_nodes(struct rl *c, const smp_levels *lv, int k, int32_t *phys,
+                                smp_error *err)
+{
+    size_t nk = (size_t)lv->ngroups[0] * (size_t)k;
+    const int32_t *grp = lv->group_of_node[0];
+    int32_t *cursor = malloc(sizeof(int32_t) * nk);
+    if (!cursor)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+    /* nodes listed by (group, class): cursor walks each list */
+    int32_t *order = c->dealt; /* reused scratch: n entries */
+    int64_t *cnt = calloc(nk + 1, sizeof(int64_t));
+    if (!cnt) {
+        free(cursor);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+    }
+    for (int v = 0; v < c->n; v++)
+        if (c->cls[v] >= 0)
+            cnt[(size_t)grp[v] * (size_t)k + (size_t)c->cls[v] + 1]++;
+    for (size_t i = 1; i <= nk; i++)
+        cnt[i] += cnt[i - 1];
+    for (size_t i = 0; i < nk; i++)
+        cursor[i] = (int32_t)cnt[i];
+    for (int v = 0; v < c->n; v++)
+        if (c->cls[v] >= 0)
+            order[cursor[(size_t)grp[v] * (size_t)k + (size_t)c->cls[v]]++] = v;
+    for (size_t i = 0; i < nk; i++)
+        cursor[i] = (int32_t)cnt[i];
+    for (int u = 0; u < c->n; u++) {
+        phys[u] = u;
+        if (c->cls[u] >= 0)
+            phys[u] = order[cursor[(size_t)c->bin[u] * (size_t)k + (size_t)c->cls[u]]++];
+    }
+    free(cursor);
+    free(cnt);
+    return SMP_OK;
+}
+
+/* Moves the ranks to phys[their node], unless that is worse than the input
+ * by the levelled figures (or cannot be scored); before: scratch of the
+ * grid's size. */
+static smp_status apply_unless_worse(const smp_grid *grid, const smp_stencil *st, int nnodes,
+                                     const smp_levels *lv, smp_objective obj,
+                                     const int32_t *phys, int32_t *before,
+                                     int32_t *node_of_rank, smp_error *err)
+{
+    smp_score lb[SMP_MAX_LEVELS], la[SMP_MAX_LEVELS], none = {0};
+    smp_status s;
+    memcpy(before, node_of_rank, sizeof(int32_t) * (size_t)grid->size);
+    if ((s = smp_levels_score_compute(grid, st, node_of_rank, nnodes, lv, lb, err)))
+        return s;
+    for (int64_t r = 0; r < grid->size; r++)
+        node_of_rank[r] = phys[node_of_rank[r]];
+    if ((s = smp_levels_score_compute(grid, st, node_of_rank, nnodes, lv, la, err)) ||
+        smp_levels_better(lb, &none, la, &none, lv->nlevels, smp_stencil_weighted(st), obj))
+        memcpy(node_of_rank, before, sizeof(int32_t) * (size_t)grid->size);
+    return s;
+}
+
+/* Allocates the relabelling's per-set and per-group arrays (maxg: the
+ * most groups of a level); false on ENOMEM, rl_free frees what it got. */
+static bool rl_alloc(struct rl *c, size_t n, int maxg, int ndims)
+{
+    c->cls = malloc(sizeof(int32_t) * n);
+    c->bin = malloc(sizeof(int32_t) * n);
+    c->above = malloc(sizeof(int32_t) * n);
+    c->binpar = malloc(sizeof(int32_t) * (size_t)maxg);
+    c->out = malloc(sizeof(double) * (size_t)maxg);
+    c->conn = malloc(sizeof(double) * n);
+    c->attach = malloc(sizeof(double) * n);
+    c->dealt = malloc(sizeof(int32_t) * n);
+    c->ndims = ndims;
+    c->centre = calloc(n * (size_t)ndims, sizeof(double));
+    c->keyed = malloc(sizeof(struct keyed) * n);
+    return c->cls && c->bin && c->above && c->binpar && c->out && c->conn && c->attach &&
+           c->dealt && c->centre && c->keyed;
+}
+
+/* Frees what rl_alloc got, and the greedy growth's heap. */
+static void rl_free(struct rl *c)
+{
+    free(c->cls);
+    free(c->bin);
+    free(c->above);
+    free(c->binpar);
+    free(c->out);
+    free(c->conn);
+    free(c->attach);
+    free(c->dealt);
+    free(c->centre);
+    free(c->keyed);
+    free(c->heap);
 }
 
 smp_status smp_relabel_levels(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
@@ -557,125 +743,31 @@ smp_status smp_relabel_levels(const smp_grid *grid, const smp_stencil *st, const
             maxg = lv->ngroups[l];
     int32_t *caps = malloc(sizeof(int32_t) * n), *phys = malloc(sizeof(int32_t) * n);
     int32_t *before = malloc(sizeof(int32_t) * (size_t)grid->size);
-    c.cls = malloc(sizeof(int32_t) * n);
-    c.bin = malloc(sizeof(int32_t) * n);
-    c.above = malloc(sizeof(int32_t) * n);
-    c.binpar = malloc(sizeof(int32_t) * (size_t)maxg);
-    c.out = malloc(sizeof(double) * (size_t)maxg);
-    c.conn = malloc(sizeof(double) * n);
-    c.attach = malloc(sizeof(double) * n);
-    c.dealt = malloc(sizeof(int32_t) * n);
-    c.ndims = grid->ndims;
-    c.centre = calloc(n * (size_t)grid->ndims, sizeof(double));
-    c.keyed = malloc(sizeof(struct keyed) * n);
-    if (!caps || !phys || !before || !c.cls || !c.bin || !c.above || !c.binpar || !c.out ||
-        !c.conn || !c.attach || !c.dealt || !c.centre || !c.keyed) {
+    if (!rl_alloc(&c, n, maxg, grid->ndims) || !caps || !phys || !before) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory for %d nodes", nnodes);
         goto done;
     }
-    /* share classes: the distinct shares, sorted */
-    int m = 0;
-    for (int v = 0; v < nnodes; v++)
-        if (cap[v] > 0)
-            caps[m++] = cap[v];
-    qsort(caps, (size_t)m, sizeof(int32_t), cmp_i32);
-    int k = 0;
-    for (int i = 0; i < m; i++)
-        if (i == 0 || caps[i] != caps[i - 1])
-            caps[k++] = caps[i];
+    int k = distinct_shares(cap, nnodes, caps);
     c.ncls = k;
     if ((int64_t)k * maxg > ((int64_t)1 << 26)) /* shares too varied to trade */
         goto done;
-    for (int v = 0; v < nnodes; v++) {
-        c.cls[v] = -1;
-        if (cap[v] > 0) {
-            int32_t *f = bsearch(&cap[v], caps, (size_t)k, sizeof(int32_t), cmp_i32);
-            c.cls[v] = (int32_t)(f - caps);
-        }
-        c.above[v] = 0;
-    }
+    classify(&c, cap, caps, k);
     c.eps = 1e-9 * (q.total > 1 ? q.total : 1);
-    { /* each set's centre, in the grid's row-major coordinates */
-        int64_t x[SMP_MAX_DIMS] = {0};
-        for (int64_t r = 0; r < grid->size; r++) {
-            double *ce = c.centre + (size_t)node_of_rank[r] * (size_t)c.ndims;
-            for (int d = 0; d < c.ndims; d++)
-                ce[d] += (double)x[d];
-            for (int d = c.ndims - 1; d >= 0 && ++x[d] == grid->dims[d]; d--)
-                x[d] = 0;
-        }
-        for (int v = 0; v < nnodes; v++)
-            for (int d = 0; d < c.ndims && cap[v] > 0; d++)
-                c.centre[(size_t)v * c.ndims + d] /= cap[v];
-    }
+    set_centres(&c, grid, node_of_rank, cap);
     c.budget = RELABEL_WORK_PER_ENTRY * q.start[nnodes] + RELABEL_WORK_MIN;
     for (int l = lv->nlevels - 1; l >= 0 && !s; l--) {
         s = deal_level(&c, lv, l, err);
         memcpy(c.above, c.bin, sizeof(int32_t) * n);
     }
-    if (s)
-        goto done;
-    /* each group of level 0 hands its sets to its nodes of equal share, in
-     * index order: phys[set] = node */
-    {
-        int32_t *cursor = malloc(sizeof(int32_t) * (size_t)lv->ngroups[0] * (size_t)k);
-        if (!cursor) {
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
-            goto done;
-        }
-        /* nodes listed by (group, class): cursor walks each list */
-        int32_t *order = c.dealt; /* reused scratch: n entries */
-        int64_t *cnt = calloc((size_t)lv->ngroups[0] * (size_t)k + 1, sizeof(int64_t));
-        if (!cnt) {
-            free(cursor);
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
-            goto done;
-        }
-        for (int v = 0; v < nnodes; v++)
-            if (c.cls[v] >= 0)
-                cnt[(size_t)lv->group_of_node[0][v] * (size_t)k + (size_t)c.cls[v] + 1]++;
-        for (size_t i = 1; i <= (size_t)lv->ngroups[0] * (size_t)k; i++)
-            cnt[i] += cnt[i - 1];
-        for (size_t i = 0; i < (size_t)lv->ngroups[0] * (size_t)k; i++)
-            cursor[i] = (int32_t)cnt[i];
-        for (int v = 0; v < nnodes; v++)
-            if (c.cls[v] >= 0)
-                order[cursor[(size_t)lv->group_of_node[0][v] * (size_t)k + (size_t)c.cls[v]]++] = v;
-        for (size_t i = 0; i < (size_t)lv->ngroups[0] * (size_t)k; i++)
-            cursor[i] = (int32_t)cnt[i];
-        for (int u = 0; u < nnodes; u++) {
-            phys[u] = u;
-            if (c.cls[u] >= 0)
-                phys[u] = order[cursor[(size_t)c.bin[u] * (size_t)k + (size_t)c.cls[u]]++];
-        }
-        free(cursor);
-        free(cnt);
-    }
-    /* never worse than the input by the levelled figures */
-    smp_score lb[SMP_MAX_LEVELS], la[SMP_MAX_LEVELS], none = {0};
-    memcpy(before, node_of_rank, sizeof(int32_t) * (size_t)grid->size);
-    if ((s = smp_levels_score_compute(grid, st, node_of_rank, nnodes, lv, lb, err)))
-        goto done;
-    for (int64_t r = 0; r < grid->size; r++)
-        node_of_rank[r] = phys[node_of_rank[r]];
-    if ((s = smp_levels_score_compute(grid, st, node_of_rank, nnodes, lv, la, err)) ||
-        smp_levels_better(lb, &none, la, &none, lv->nlevels, smp_stencil_weighted(st), obj))
-        memcpy(node_of_rank, before, sizeof(int32_t) * (size_t)grid->size);
+    if (!s)
+        s = hand_to_nodes(&c, lv, k, phys, err);
+    if (!s) /* never worse than the input by the levelled figures */
+        s = apply_unless_worse(grid, st, nnodes, lv, obj, phys, before, node_of_rank, err);
 done:
     smp_quotient_free(&q);
     free(caps);
     free(phys);
     free(before);
-    free(c.cls);
-    free(c.bin);
-    free(c.above);
-    free(c.binpar);
-    free(c.out);
-    free(c.conn);
-    free(c.attach);
-    free(c.dealt);
-    free(c.centre);
-    free(c.keyed);
-    free(c.heap);
+    rl_free(&c);
     return s;
 }

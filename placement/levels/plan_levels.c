@@ -238,6 +238,58 @@ static smp_status score_all(const smp_grid *grid, const smp_stencil *st, const i
     return s ? s : smp_levels_score_compute(grid, st, node_of_rank, nnodes, lv, levels, err);
 }
 
+/* Whether the used nodes (dense) all lie in one group of the finest level
+ * (so of every level). */
+static bool in_one_group(const smp_levels *lv, const int32_t *dense, int ndense)
+{
+    bool one_group = true;
+    for (int i = 1; i < ndense && one_group; i++)
+        one_group = lv->group_of_node[0][dense[i]] == lv->group_of_node[0][dense[0]];
+    return one_group;
+}
+
+/* Nodes first: auto's node plan as without levels, its node sets handed
+ * to physical nodes of equal share (relabel.c), scored again. */
+static smp_status nodes_first(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                              const int32_t *dense, int ndense, const int32_t *capnode,
+                              int nnodes, const smp_levels *lv, smp_objective obj, int effort,
+                              smp_placement *out, smp_error *err)
+{
+    smp_status s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+    if (!s)
+        s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, out->node_of_rank, err);
+    /* the same figures, but j_max_node names a physical node now */
+    if (!s)
+        s = score_all(grid, st, out->node_of_rank, nnodes, lv, &out->score, out->level, err);
+    return s;
+}
+
+/* The coarsest groups the plan node_of_rank falls into, polished, into
+ * seed; *seeded when the polish lowered them. */
+static smp_status seed_groups(const smp_grid *grid, const smp_stencil *st, const smp_levels *lv,
+                              smp_objective obj, int effort, const int32_t *node_of_rank,
+                              int32_t *seed, bool *seeded, smp_error *err)
+{
+    int L = lv->nlevels - 1;
+    for (int64_t r = 0; r < grid->size; r++)
+        seed[r] = lv->group_of_node[L][node_of_rank[r]];
+    return smp_polish_labels(grid, st, seed, lv->ngroups[L], NULL, obj, effort, seeded, err);
+}
+
+/* Takes the groups-first candidate g, its ranks' nodes in other, as the
+ * plan. */
+static void adopt(smp_placement *out, const smp_placement *g, const int32_t *other, size_t bytes)
+{
+    memcpy(out->node_of_rank, other, bytes);
+    out->score = g->score;
+    out->constructed = g->score;
+    memcpy(out->level, g->level, sizeof(g->level));
+    out->algorithm = g->algorithm;
+    out->fold_axis = g->fold_axis;
+    out->refined = g->refined;
+    out->groups_first = true;
+}
+
 smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                            const int32_t *dense, int ndense, int nnodes, const smp_levels *lv,
                            smp_levels_mode mode, smp_objective obj, int effort,
@@ -258,22 +310,14 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
     out->groups_first = false;
     /* a step whose ranks all land in one group of the finest level (so of
      * every level) plans exactly as without levels */
-    bool one_group = true;
-    for (int i = 1; i < ndense && one_group; i++)
-        one_group = lv->group_of_node[0][dense[i]] == lv->group_of_node[0][dense[0]];
-    if (one_group) {
+    if (in_one_group(lv, dense, ndense)) {
         s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
         if (!s)
             s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
         goto done;
     }
     if (mode != SMP_LEVELS_GROUPS_FIRST) {
-        s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
-        if (!s)
-            s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, out->node_of_rank, err);
-        /* the same figures, but j_max_node names a physical node now */
-        if (!s)
-            s = score_all(grid, st, out->node_of_rank, nnodes, lv, &out->score, out->level, err);
+        s = nodes_first(grid, st, cap, dense, ndense, capnode, nnodes, lv, obj, effort, out, err);
         if (s || mode == SMP_LEVELS_NODES_FIRST)
             goto done;
     }
@@ -287,14 +331,9 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
     }
     bool seeded = false;
     smp_algorithm nf_alg = out->algorithm;
-    if (seed) {
-        int L = lv->nlevels - 1;
-        for (int64_t r = 0; r < grid->size; r++)
-            seed[r] = lv->group_of_node[L][out->node_of_rank[r]];
-        if ((s = smp_polish_labels(grid, st, seed, lv->ngroups[L], NULL, obj, effort, &seeded,
-                                   err)))
-            goto done;
-    }
+    if (seed &&
+        (s = seed_groups(grid, st, lv, obj, effort, out->node_of_rank, seed, &seeded, err)))
+        goto done;
     for (int c = 0; c < (seeded ? 2 : 1); c++) {
         smp_placement g = {.fold_axis = -1, .algorithm = nf_alg, .refined = true};
         s = groups_first(grid, st, capnode, nnodes, lv, obj, effort, c ? seed : NULL, other, &g,
@@ -305,16 +344,8 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
             goto done;
         if ((mode == SMP_LEVELS_GROUPS_FIRST && c == 0) ||
             smp_levels_better(g.level, &g.score, out->level, &out->score, lv->nlevels, weighted,
-                              obj)) {
-            memcpy(out->node_of_rank, other, bytes);
-            out->score = g.score;
-            out->constructed = g.score;
-            memcpy(out->level, g.level, sizeof(g.level));
-            out->algorithm = g.algorithm;
-            out->fold_axis = g.fold_axis;
-            out->refined = g.refined;
-            out->groups_first = true;
-        }
+                              obj))
+            adopt(out, &g, other, bytes);
     }
 done:
     free(capnode);

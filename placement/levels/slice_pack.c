@@ -83,6 +83,63 @@ static void pack(const int32_t *cap, int ncap, int64_t nslices, int64_t q, int w
     start[nslices] = k;
 }
 
+/* at[sl * q + in]: the real rank at place in (row-major) of slice sl, the
+ * slices numbered along the zero axes. */
+static void slice_major(const smp_grid *grid, const bool *zero, int64_t q, int32_t *at)
+{
+    int d = grid->ndims;
+    int64_t c[SMP_MAX_DIMS] = {0};
+    for (int64_t r = 0; r < grid->size; r++) {
+        int64_t sl = 0, in = 0;
+        for (int i = 0; i < d; i++) {
+            if (zero[i])
+                sl = sl * grid->dims[i] + c[i];
+            else
+                in = in * grid->dims[i] + c[i];
+        }
+        at[sl * q + in] = (int32_t)r;
+        for (int i = d - 1; i >= 0 && ++c[i] == grid->dims[i]; i--)
+            c[i] = 0;
+    }
+}
+
+/* The packing (start, pgroup, pranks) and the scratch of laying out its
+ * slices: per piece of one slice its ranks (pc) and node (pd), and the
+ * slice's placement (sp). */
+struct packing {
+    int64_t *start, *pranks;
+    int32_t *pgroup, *pc, *pd;
+    smp_placement sp;
+};
+
+/* Lays out each slice's pieces by auto on the slice alone (a slice of one
+ * piece goes whole to its group's node) into node_of_rank. */
+static smp_status lay_out_slices(const smp_grid *slice, const smp_stencil *st,
+                                 const int32_t *dense, int64_t nslices, const int32_t *at,
+                                 int nnodes, smp_objective obj, int effort, struct packing *pk,
+                                 int32_t *node_of_rank, smp_error *err)
+{
+    int64_t q = slice->size;
+    smp_status s = SMP_OK;
+    for (int64_t sl = 0; sl < nslices && !s; sl++) {
+        int np = (int)(pk->start[sl + 1] - pk->start[sl]);
+        const int32_t *slice_ranks = at + sl * q;
+        if (np == 1) {
+            for (int64_t i = 0; i < q; i++)
+                node_of_rank[slice_ranks[i]] = dense[pk->pgroup[pk->start[sl]]];
+            continue;
+        }
+        for (int k = 0; k < np; k++) {
+            pk->pc[k] = (int32_t)pk->pranks[pk->start[sl] + k];
+            pk->pd[k] = dense[pk->pgroup[pk->start[sl] + k]];
+        }
+        s = smp_plan_auto(slice, st, pk->pc, pk->pd, np, nnodes, obj, effort, &pk->sp, err);
+        for (int64_t i = 0; !s && i < q; i++)
+            node_of_rank[slice_ranks[i]] = pk->sp.node_of_rank[i];
+    }
+    return s;
+}
+
 smp_status smp_slices_pack(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                            const int32_t *dense, int ncap, int nnodes, smp_objective obj,
                            int effort, int way, int32_t *node_of_rank, bool *applied,
@@ -105,63 +162,37 @@ smp_status smp_slices_pack(const smp_grid *grid, const smp_stencil *st, const in
     slice.size = q;
     int64_t maxp = ncap + nslices;
     int64_t *rest = malloc(sizeof(int64_t) * (size_t)ncap);
-    int64_t *start = malloc(sizeof(int64_t) * (size_t)(nslices + 1));
-    int32_t *pgroup = malloc(sizeof(int32_t) * (size_t)maxp);
-    int64_t *pranks = malloc(sizeof(int64_t) * (size_t)maxp);
-    int32_t *pc = malloc(sizeof(int32_t) * (size_t)maxp), *pd = malloc(sizeof(int32_t) * (size_t)maxp);
+    struct packing pk = {
+        .start = malloc(sizeof(int64_t) * (size_t)(nslices + 1)),
+        .pgroup = malloc(sizeof(int32_t) * (size_t)maxp),
+        .pranks = malloc(sizeof(int64_t) * (size_t)maxp),
+        .pc = malloc(sizeof(int32_t) * (size_t)maxp),
+        .pd = malloc(sizeof(int32_t) * (size_t)maxp),
+        .sp = {.node_of_rank = malloc(sizeof(int32_t) * (size_t)(q ? q : 1)), .fold_axis = -1}};
     int32_t *at = malloc(sizeof(int32_t) * (size_t)(p ? p : 1)); /* slice-major: the real rank */
-    smp_placement sp = {.node_of_rank = malloc(sizeof(int32_t) * (size_t)(q ? q : 1)),
-                        .fold_axis = -1};
     smp_status s = SMP_OK;
-    if (!rest || !start || !pgroup || !pranks || !pc || !pd || !at || !sp.node_of_rank) {
+    if (!rest || !pk.start || !pk.pgroup || !pk.pranks || !pk.pc || !pk.pd || !at ||
+        !pk.sp.node_of_rank) {
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory for %lld slices",
                           (long long)nslices);
         goto done;
     }
-    pack(cap, ncap, nslices, q, way, rest, start, pgroup, pranks);
+    pack(cap, ncap, nslices, q, way, rest, pk.start, pk.pgroup, pk.pranks);
     for (int i = 0; i < ncap; i++)
         if (rest[i] != 0)
             goto done; /* the caps do not fill the slices: not for this grid */
-    { /* each rank's place: its slice, then its place inside (row-major) */
-        int64_t c[SMP_MAX_DIMS] = {0};
-        for (int64_t r = 0; r < p; r++) {
-            int64_t sl = 0, in = 0;
-            for (int i = 0; i < d; i++) {
-                if (zero[i])
-                    sl = sl * grid->dims[i] + c[i];
-                else
-                    in = in * grid->dims[i] + c[i];
-            }
-            at[sl * q + in] = (int32_t)r;
-            for (int i = d - 1; i >= 0 && ++c[i] == grid->dims[i]; i--)
-                c[i] = 0;
-        }
-    }
-    for (int64_t sl = 0; sl < nslices && !s; sl++) {
-        int np = (int)(start[sl + 1] - start[sl]);
-        const int32_t *slice_ranks = at + sl * q;
-        if (np == 1) {
-            for (int64_t i = 0; i < q; i++)
-                node_of_rank[slice_ranks[i]] = dense[pgroup[start[sl]]];
-            continue;
-        }
-        for (int k = 0; k < np; k++) {
-            pc[k] = (int32_t)pranks[start[sl] + k];
-            pd[k] = dense[pgroup[start[sl] + k]];
-        }
-        s = smp_plan_auto(&slice, st, pc, pd, np, nnodes, obj, effort, &sp, err);
-        for (int64_t i = 0; !s && i < q; i++)
-            node_of_rank[slice_ranks[i]] = sp.node_of_rank[i];
-    }
+    slice_major(grid, zero, q, at);
+    s = lay_out_slices(&slice, st, dense, nslices, at, nnodes, obj, effort, &pk, node_of_rank,
+                       err);
     *applied = !s;
 done:
     free(rest);
-    free(start);
-    free(pgroup);
-    free(pranks);
-    free(pc);
-    free(pd);
+    free(pk.start);
+    free(pk.pgroup);
+    free(pk.pranks);
+    free(pk.pc);
+    free(pk.pd);
     free(at);
-    free(sp.node_of_rank);
+    free(pk.sp.node_of_rank);
     return s;
 }

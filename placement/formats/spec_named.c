@@ -86,9 +86,17 @@ static bool valid_name(const char *name)
     return true;
 }
 
+/* The families smp_stencil_family generates, as the messages list them. */
+#define FAMILY_NAMES "nearest, component, hops, hops-last, diagonal, crank-nicolson"
+
 static bool is_family(const char *name)
 {
-    return !strcmp(name, "nearest") || !strcmp(name, "component") || !strcmp(name, "hops");
+    static const char *const families[] = {"nearest", "component", "hops", "hops-last",
+                                            "diagonal", "crank-nicolson"};
+    for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+        if (!strcmp(name, families[i]))
+            return true;
+    return false;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -173,13 +181,13 @@ static smp_status unknown_name(const char *what, const char *name, const char *s
     list_names(specs_dir, stencil, stencil ? ndims : 0, known, sizeof(known));
     if (stencil && ndims)
         return smp_error_set(err, SMP_ERR_INPUT,
-                             "stencil: unknown name '%.64s'; valid names for %d-D: %s%snearest, "
-                             "component, hops, or an object with \"offsets\"",
+                             "stencil: unknown name '%.64s'; valid names for %d-D: %s%s" FAMILY_NAMES
+                             ", or an object with \"offsets\"",
                              name, ndims, known, known[0] ? ", " : "");
     if (stencil)
         return smp_error_set(err, SMP_ERR_INPUT,
-                             "stencil: unknown name '%.64s'; valid names: %s%snearest, "
-                             "component, hops, or an object with \"offsets\"",
+                             "stencil: unknown name '%.64s'; valid names: %s%s" FAMILY_NAMES
+                             ", or an object with \"offsets\"",
                              name, known, known[0] ? ", " : "");
     return smp_error_set(err, SMP_ERR_INPUT,
                          "spec: unknown name '%.64s' (not a file either); valid names: %s; "
@@ -255,7 +263,7 @@ smp_status smp_stencil_named(smp_stencil *st, const char *name, int ndims, const
         list_names(specs_dir, true, ndims, known, sizeof(known));
         return smp_error_set(err, SMP_ERR_INPUT,
                              "stencil: '%.64s' is %d-D but the grid has %d dimensions; "
-                             "stencils for %d-D: %s%snearest, component, hops",
+                             "stencils for %d-D: %s%s" FAMILY_NAMES,
                              name, has, ndims, ndims, known, known[0] ? ", " : "");
     }
     json_t *fam = json_object_get(js, "family");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Stencils: validated lists of relative neighbour offsets, with the paper's
- * three families generated for any number of dimensions. */
+/* Stencils: validated lists of relative neighbour offsets, with the named
+ * families of paper 001 and thesis 000 generated for any number of
+ * dimensions. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,32 +83,74 @@ static int add_axis_pair(int32_t *offs, int k, int ndims, int dim, int a)
     return k + 2;
 }
 
+/* The most offsets a family yields: diagonal's 2^d corners in SMP_MAX_DIMS. */
+#define FAMILY_MAX_OFFSETS (1 << SMP_MAX_DIMS)
+
+/* diagonal (thesis 000, section 1.2.4): every vector of {-1, +1}^ndims. */
+static int add_corners(int32_t *offs, int ndims)
+{
+    int n = 1 << ndims;
+    for (int m = 0; m < n; m++)
+        for (int i = 0; i < ndims; i++)
+            offs[(size_t)m * ndims + i] = (m >> i) & 1 ? 1 : -1;
+    return n;
+}
+
+/* crank-nicolson (thesis 000, section 1.2.4): the component offsets, +-1
+ * along every dimension but the last, and each of them again with +1 in the
+ * last dimension. */
+static int add_crank_nicolson(int32_t *offs, int ndims)
+{
+    int k = 0;
+    for (int i = 0; i < ndims - 1; i++)
+        k = add_axis_pair(offs, k, ndims, i, 1);
+    memcpy(offs + (size_t)k * ndims, offs, sizeof(int32_t) * (size_t)k * ndims);
+    for (int j = k; j < 2 * k; j++)
+        offs[(size_t)j * ndims + ndims - 1] = 1;
+    return 2 * k;
+}
+
+/* Fills offs with the offsets of family; -1 when the name is unknown. */
+static int family_offsets(int32_t *offs, const char *family, int ndims)
+{
+    int k = 0;
+    bool first = !strcmp(family, "hops"), last = !strcmp(family, "hops-last");
+    if (!strcmp(family, "nearest") || first || last) {
+        /* nearest: +-1 along every dimension; hops adds +-2, +-3 along the
+         * first dimension, hops-last along the last one */
+        for (int i = 0; i < ndims; i++)
+            k = add_axis_pair(offs, k, ndims, i, 1);
+        for (int a = 2; (first || last) && a <= 3; a++)
+            k = add_axis_pair(offs, k, ndims, first ? 0 : ndims - 1, a);
+    } else if (!strcmp(family, "component")) {
+        /* +-1 along every dimension but the last */
+        for (int i = 0; i < ndims - 1; i++)
+            k = add_axis_pair(offs, k, ndims, i, 1);
+    } else if (!strcmp(family, "diagonal")) {
+        k = add_corners(offs, ndims);
+    } else if (!strcmp(family, "crank-nicolson")) {
+        k = add_crank_nicolson(offs, ndims);
+    } else {
+        return -1;
+    }
+    return k;
+}
+
 smp_status smp_stencil_family(smp_stencil *st, const char *family, int ndims,
                               smp_error *err)
 {
     if (ndims < 1 || ndims > SMP_MAX_DIMS)
         return smp_error_set(err, SMP_ERR_INPUT,
                              "stencil '%s': needs grid.ndims between 1 and %d", family, SMP_MAX_DIMS);
-    int32_t offs[(2 * SMP_MAX_DIMS + 4) * SMP_MAX_DIMS];
-    int k = 0;
-    if (strcmp(family, "nearest") == 0 || strcmp(family, "hops") == 0) {
-        /* nearest: +-1 along every dimension; hops adds +-2, +-3 along dim 0 */
-        for (int i = 0; i < ndims; i++)
-            k = add_axis_pair(offs, k, ndims, i, 1);
-        if (family[0] == 'h') {
-            k = add_axis_pair(offs, k, ndims, 0, 2);
-            k = add_axis_pair(offs, k, ndims, 0, 3);
-        }
-    } else if (strcmp(family, "component") == 0) {
-        /* +-1 along every dimension but the last */
-        if (ndims < 2)
-            return smp_error_set(err, SMP_ERR_INPUT,
-                                 "stencil 'component': needs at least 2 dimensions");
-        for (int i = 0; i < ndims - 1; i++)
-            k = add_axis_pair(offs, k, ndims, i, 1);
-    } else {
+    int32_t offs[FAMILY_MAX_OFFSETS * SMP_MAX_DIMS];
+    int k = family_offsets(offs, family, ndims);
+    if (k < 0)
         return smp_error_set(err, SMP_ERR_INPUT, "stencil: unknown family '%s'", family);
-    }
+    /* component and crank-nicolson leave the last dimension out or use it
+     * one way only; diagonal in 1-D would be nearest under another name */
+    if (ndims < 2 && strcmp(family, "nearest") && strncmp(family, "hops", 4))
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "stencil '%s': needs at least 2 dimensions", family);
     smp_status s = smp_stencil_init(st, ndims, k, offs, NULL, "stencil", err);
     if (s == SMP_OK)
         snprintf(st->name, sizeof(st->name), "%s", family);

@@ -219,7 +219,9 @@ bool smp_order_from_name(const char *name, smp_order *order);
 smp_status smp_stencil_init(smp_stencil *st, int ndims, int count,
                             const int32_t *offsets, const double *weights,
                             const char *field, smp_error *err);
-/* The paper's families for any ndims: "nearest", "component", "hops". */
+/* The named families for any ndims: paper 001's "nearest", "component",
+ * "hops" (+-2, +-3 also along the first dimension), and thesis 000's
+ * "hops-last", "diagonal", "crank-nicolson" (see doc/specs.md). */
 smp_status smp_stencil_family(smp_stencil *st, const char *family, int ndims,
                               smp_error *err);
 /* A stencil by name: a family, or a file NAME.json in specs_dir. */

@@ -529,10 +529,56 @@ printf '{"grid": {"dims": [6, 8], "order": ["column-major"]}, "stencil": "5pt"}\
 run 2 cm-bad-type plan "$work/cm-bad2.json" --nodes 'node[1-4]' --slots 12
 err_has cm-bad-type "grid.order: must be"
 
+# ---- the thesis's seven stencils (thesis 000, Tables 6.1/6.2) ---------------
+# 33 nodes x 32 processes on MPI's 12x11x8 grid, non-periodic.  blocked is
+# MPI's default order (the tables' "cart" row) and nodecart the tables'
+# "nodecart" row: both must give the thesis's figures exactly, which pins the
+# stencils to the thesis's definitions.
+run 0 thesis-plan plan auto:3d:diagonal --nodes 'n[1-33]' --slots 32 --json \
+    --hostfile "$work/thesis-diagonal.hosts"
+check_cmd "plan auto:3d:diagonal: the thesis's 12x11x8 grid" \
+    test "$(jget "$work/thesis-plan.out" dims)" = "[12, 11, 8]"
+check_cmd "plan auto:3d:diagonal: 8 offsets" test "$(jget "$work/thesis-plan.out" offsets)" = 8
+check_cmd "plan auto:3d:diagonal: J_sum no worse than blocked" \
+    test "$(jget "$work/thesis-plan.out" j_sum)" -le "$(jget "$work/thesis-plan.out" blocked.j_sum)"
+check_cmd "plan auto:3d:diagonal: J_max no worse than blocked" \
+    test "$(jget "$work/thesis-plan.out" j_max)" -le "$(jget "$work/thesis-plan.out" blocked.j_max)"
+# stencil, then J_sum/J_max of cart and of nodecart in the thesis's tables
+while read -r st cart nodecart; do
+    printf '{"grid": {"dims": [12, 11, 8]}, "stencil": "%s"}\n' "$st" >"$work/thesis-$st.json"
+    run 0 "thesis-$st" compare "$work/thesis-$st.json" --nodes 'n[1-33]' --slots 32 --json
+    python3 - "$work/thesis-$st.out" "$cart" "$nodecart" >"$work/thesis-$st.check" <<'PY'
+import json, sys
+rows = {r["algorithm"]: r for r in json.load(open(sys.argv[1]))["algorithms"]}
+want = ["blocked", "cyclic", "random", "hyperplane", "strips", "kdtree", "nodecart", "bisect", "auto"]
+fig = lambda a: "%d/%d" % (rows[a]["j_sum"], rows[a]["j_max"]) if a in rows else "none"
+bad = [a for a in want if a not in rows]
+bad += ["blocked %s" % fig("blocked")] if fig("blocked") != sys.argv[2] else []
+bad += ["nodecart %s" % fig("nodecart")] if fig("nodecart") != sys.argv[3] else []
+b, a = rows.get("blocked"), rows.get("auto")
+bad += ["auto worse than blocked"] if a and b and (a["j_max"], a["j_sum"]) > (b["j_max"], b["j_sum"]) else []
+print(" ".join(bad))
+PY
+    check_cmd "compare $st on the thesis instance: every row, cart $cart, nodecart $nodecart" \
+        sh -c '! grep -q . "$1"' - "$work/thesis-$st.check"
+done <<'TABLE'
+7pt 2416/80 2272/80
+27pt 16324/572 15928/572
+component 2416/80 2272/80
+hops-last 2416/80 2272/80
+diagonal 6160/224 6160/224
+hops 5760/208 4032/160
+crank-nicolson 4530/150 4260/150
+TABLE
+run 2 diagonal-1d plan auto:1d:diagonal --nodes 'n[1-3]' --slots 4
+err_has diagonal-1d "stencil 'diagonal': needs at least 2 dimensions"
+run 2 crank-nicolson-1d plan auto:1d:crank-nicolson --nodes 'n[1-3]' --slots 4
+err_has crank-nicolson-1d "stencil 'crank-nicolson': needs at least 2 dimensions"
+
 # ---- messages that tell what would have been right ---------------------------
 run 2 unknown-stencil-list plan auto:2d:nosuchstencil --nodes 'n[1-3]' --slots 4
 err_has unknown-stencil-list "valid names for 2-D: 5pt, 9pt"
-err_has unknown-stencil-list "nearest, component, hops"
+err_has unknown-stencil-list "nearest, component, hops, hops-last, diagonal, crank-nicolson"
 run 2 unknown-stencil-3d plan auto:3d:nosuchstencil --nodes 'n[1-3]' --slots 4
 err_has unknown-stencil-3d "27pt, 7pt, d3q19"
 check_cmd "unknown stencil: no 2-D names offered for a 3-D grid" \

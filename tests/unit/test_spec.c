@@ -331,6 +331,24 @@ static void test_load_named_and_compact(void **state)
     assert_int_equal(spec.grid.dims[2], 2);
     smp_spec_free(&spec);
 
+    /* thesis 000's instance: 33 nodes x 32 processes make MPI's 12x11x8 */
+    assert_ok(smp_spec_load(&spec, "auto:3d:diagonal", specs_dir, &err), err);
+    assert_string_equal(spec.stencil.name, "diagonal");
+    assert_int_equal(spec.stencil.count, 8);
+    assert_ok(smp_spec_resolve(&spec, 33 * 32, &err), err);
+    assert_int_equal(spec.grid.dims[0], 12);
+    assert_int_equal(spec.grid.dims[1], 11);
+    assert_int_equal(spec.grid.dims[2], 8);
+    smp_spec_free(&spec);
+    assert_ok(smp_spec_load(&spec, "auto:2d:crank-nicolson", specs_dir, &err), err);
+    assert_int_equal(spec.stencil.count, 4);
+    smp_spec_free(&spec);
+    assert_ok(smp_spec_load(&spec, "auto:4d:hops-last", specs_dir, &err), err);
+    assert_int_equal(spec.stencil.count, 12);
+    smp_spec_free(&spec);
+    assert_err(smp_spec_load(&spec, "auto:1d:diagonal", specs_dir, &err), SMP_ERR_INPUT, err,
+               "'diagonal': needs at least 2 dimensions");
+
     assert_err(smp_spec_load(&spec, "magic:2d:5pt", specs_dir, &err), SMP_ERR_INPUT, err, "algorithm");
     assert_err(smp_spec_load(&spec, "auto:0d:5pt", specs_dir, &err), SMP_ERR_INPUT, err, "grid.ndims");
     assert_err(smp_spec_load(&spec, "auto:9d:nearest", specs_dir, &err), SMP_ERR_INPUT, err, "grid.ndims");

@@ -57,10 +57,78 @@ static void test_families(void **state)
     }
     smp_error err;
     smp_stencil st;
-    assert_err(smp_stencil_family(&st, "diagonal", 2, &err), SMP_ERR_INPUT, err, "diagonal");
+    assert_err(smp_stencil_family(&st, "anti-diagonal", 2, &err), SMP_ERR_INPUT, err,
+               "anti-diagonal");
     assert_err(smp_stencil_family(&st, "nearest", 0, &err), SMP_ERR_INPUT, err, "nearest");
     assert_err(smp_stencil_family(&st, "nearest", SMP_MAX_DIMS + 1, &err), SMP_ERR_INPUT, err,
                "nearest");
+}
+
+/* Family `name` in `d` dimensions holds exactly the `n` offsets in `want`. */
+static void expect_exactly(const char *name, int d, const int32_t *want, int n)
+{
+    smp_error err;
+    smp_stencil st;
+    assert_ok(smp_stencil_family(&st, name, d, &err), err);
+    assert_int_equal(st.count, n);
+    assert_string_equal(st.name, name);
+    for (int k = 0; k < n; k++)
+        assert_true(has_offset(&st, want + k * d));
+    smp_stencil_free(&st);
+}
+
+/* Thesis 000, section 1.2.4, written out by hand for 2-D and 3-D. */
+static void test_thesis_families(void **state)
+{
+    (void)state;
+    static const int32_t diag2[] = {1, 1, 1, -1, -1, 1, -1, -1};
+    static const int32_t diag3[] = {1,  1, 1,  1,  1, -1, 1,  -1, 1,  1,  -1, -1,
+                                    -1, 1, 1,  -1, 1, -1, -1, -1, 1,  -1, -1, -1};
+    static const int32_t cn2[] = {1, 0, -1, 0, 1, 1, -1, 1};
+    static const int32_t cn3[] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0,
+                                  1, 0, 1, -1, 0, 1, 0, 1, 1, 0, -1, 1};
+    static const int32_t hl2[] = {1, 0, -1, 0, 0, 1, 0, -1, 0, 2, 0, -2, 0, 3, 0, -3};
+    static const int32_t hl3[] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1,
+                                  0, 0, -1, 0, 0, 2, 0, 0, -2, 0, 0, 3, 0, 0, -3};
+    expect_exactly("diagonal", 2, diag2, 4);
+    expect_exactly("diagonal", 3, diag3, 8);
+    expect_exactly("crank-nicolson", 2, cn2, 4);
+    expect_exactly("crank-nicolson", 3, cn3, 8);
+    expect_exactly("hops-last", 2, hl2, 8);
+    expect_exactly("hops-last", 3, hl3, 10);
+    smp_error err;
+    smp_stencil st;
+    for (int d = 2; d <= SMP_MAX_DIMS; d++) {
+        assert_ok(smp_stencil_family(&st, "diagonal", d, &err), err);
+        assert_int_equal(st.count, 1 << d);
+        for (int k = 0; k < st.count * d; k++)
+            assert_int_equal(abs(st.offsets[k]), 1); /* never along an axis */
+        smp_stencil_free(&st);
+        assert_ok(smp_stencil_family(&st, "crank-nicolson", d, &err), err);
+        assert_int_equal(st.count, 4 * (d - 1));
+        for (int k = 0; k < st.count; k++) /* the last dimension forward only */
+            assert_true(st.offsets[k * d + d - 1] == (k >= 2 * (d - 1)));
+        smp_stencil_free(&st);
+        assert_ok(smp_stencil_family(&st, "hops-last", d, &err), err);
+        assert_int_equal(st.count, 2 * d + 4);
+        smp_stencil_free(&st);
+    }
+    /* in 1-D the diagonal has no diagonals and crank-nicolson no space
+     * dimension; hops-last is hops there */
+    assert_err(smp_stencil_family(&st, "diagonal", 1, &err), SMP_ERR_INPUT, err,
+               "stencil 'diagonal': needs at least 2 dimensions");
+    assert_err(smp_stencil_family(&st, "crank-nicolson", 1, &err), SMP_ERR_INPUT, err,
+               "stencil 'crank-nicolson': needs at least 2 dimensions");
+    static const int32_t hl1[] = {1, -1, 2, -2, 3, -3};
+    expect_exactly("hops-last", 1, hl1, 6);
+    /* by name, as a spec names them */
+    const char *dir = smp_specs_dir();
+    static const char *const names[] = {"diagonal", "crank-nicolson", "hops-last"};
+    for (int i = 0; i < 3; i++) {
+        assert_ok(smp_stencil_named(&st, names[i], 3, dir, &err), err);
+        assert_string_equal(st.name, names[i]);
+        smp_stencil_free(&st);
+    }
 }
 
 static void test_init_valid_copies(void **state)
@@ -152,6 +220,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_families),
+        cmocka_unit_test(test_thesis_families),
         cmocka_unit_test(test_init_valid_copies),
         cmocka_unit_test(test_init_rejects),
         cmocka_unit_test(test_named_families_and_files),

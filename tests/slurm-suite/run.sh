@@ -37,6 +37,11 @@
 #        SLURM_SUITE_TIMEOUT seconds one test may take (600)
 #        SLURM_BUILD_CACHE  where build-slurm.sh keeps sources
 #                           (/var/cache/stencilmap-slurm)
+#        SLURM_SUITE_PREFIX, SLURM_SUITE_BUILD_ROOT  where the plugin is
+#                           built and staged (SLURM_SUITE_ROOT/VERSION/prefix
+#                           and .../build); run-all names those of another
+#                           suite's build against the same Slurm, which
+#                           tests/integration/build.sh then finds up to date
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -136,12 +141,14 @@ chmod 1777 "$work/expect" "$work/pytest"
 
 # ---------------------------------------------------------------- plugin --
 # built from this tree against the release under test
-prefix=$base/prefix
-if ! SMC_SLURM=$smc_slurm SMC_BUILD_ROOT=$base/build "$top/tests/integration/build.sh" "$prefix" \
+prefix=${SLURM_SUITE_PREFIX:-$base/prefix}
+t_build=$SECONDS
+if ! SMC_SLURM=$smc_slurm SMC_BUILD_ROOT=${SLURM_SUITE_BUILD_ROOT:-$base/build} "$top/tests/integration/build.sh" "$prefix" \
     >"$base/build.log" 2>&1; then
     tail -20 "$base/build.log"
     fatal "stencilmap could not be built against Slurm $version"
 fi
+echo "$prog: plugin built in $prefix in $((SECONDS - t_build)) s"
 so=$prefix/lib/slurm/stencil_map.so
 records=$work/records
 install -d -m 1777 "$records"

@@ -173,7 +173,10 @@ if [ -n "$mc_slurm" ]; then export MINICLUSTER_SLURM=$mc_slurm; else unset MINIC
 mc=$top/contrib/minicluster/minicluster
 
 # Each pass has its own cluster (state directory, ports), configuration
-# files and expect's shared directory, so that passes can run at once.
+# files, expect's shared directory and a copy of testsuite/expect to run
+# the expect tests in (some write there: test7.11 builds its plugin as
+# ./test7.11.prog.so, which another pass's test7.11 would delete), so that
+# passes can run at once.
 # use_pass MODE: this shell's cluster and files are those of pass MODE.
 use_pass() {
     local i
@@ -191,6 +194,7 @@ for m in "${modes[@]}"; do
     use_pass "$m"
     mkdir -p "$pass_dir"
     install -d -m 1777 "$work/expect/$m"
+    cp -a "$suite_exp" "$pass_dir/expect" || fatal "cannot copy $suite_exp to $pass_dir/expect"
     cat >"$pass_dir/testsuite.conf" <<EOF
 SlurmSourceDir=$tree
 SlurmBuildDir=$build_dir
@@ -317,7 +321,7 @@ run_one() { # MODE KIND NAME [RESULTS_FILE]
             fi
             ;;
         expect)
-            (cd "$suite_exp" && timeout -k 30 "$per_test" env "${client_env[@]}" \
+            (cd "$pass_dir/expect" && timeout -k 30 "$per_test" env "${client_env[@]}" \
                 SLURM_TESTSUITE_CONF="$pass_dir/testsuite.conf" \
                 SLURM_LOCAL_GLOBALS_FILE="$pass_dir/globals.local" expect "./$name") >"$log" 2>&1
             rc=$?

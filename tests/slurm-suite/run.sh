@@ -366,6 +366,15 @@ echo "$prog: passes ${modes[*]}, $jobs at a time"
 t_passes=$SECONDS
 pids=()
 for mode in "${modes[@]}"; do
+    if [ "$jobs" -eq 1 ]; then
+        # one at a time: its lines as they come
+        (
+            trap - EXIT
+            run_pass "$mode"
+            echo $? >"$results/$mode.status"
+        ) 2>&1 | tee "$base/pass-$mode.out"
+        continue
+    fi
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
     (
         trap - EXIT
@@ -374,9 +383,9 @@ for mode in "${modes[@]}"; do
     ) >"$base/pass-$mode.out" 2>&1 &
     pids+=($!)
 done
-wait "${pids[@]}"
+[ ${#pids[@]} -eq 0 ] || wait "${pids[@]}"
 for mode in "${modes[@]}"; do
-    cat "$base/pass-$mode.out"
+    [ "$jobs" -eq 1 ] || cat "$base/pass-$mode.out"
     [ "$(cat "$results/$mode.status" 2>/dev/null)" = 0 ] || fatal "pass $mode did not run to its end"
 done
 echo "== passes: $((SECONDS - t_passes)) s"

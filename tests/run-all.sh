@@ -2,11 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The whole test suite, from a bare Debian 12 machine: installs what it
 # needs, builds and installs stencilmap, then runs the unit and CLI tests
-# (make check), and the suites that start their own local Slurm cluster.
+# (make check, inside make distcheck), and the suites that start their own
+# local Slurm cluster.
 # Then the integration, in-job, audit, learned and topology suites again on
 # each newer Slurm release (STENCILMAP_SLURM_RELEASES, default "24.11.5
 # 26.05.3").  Ends with one "N passed, M failed" line over every suite, and
 # the time each took.
+#
+# Where the time goes (issue 38; the list at the end gives each suite's
+# wall and CPU time).  Before these measures, on a warm 2-core machine:
+# 2,900 to 3,100 s, of which Slurm's own tests 475 + 480 s (four passes
+# each, one after the other), sanitize 360, the two newer releases 230 to
+# 260 each, distcheck 171, make check 141, and the rest 12 min; a fresh
+# machine added the two Slurm builds (160 and about 180 s of wall, 210 and
+# 227 s of CPU) for about 65 min.  Repeated work that is gone: the unit
+# tests ran three times (make check, make distcheck, the package build's
+# dh_auto_test; 170 s of CPU each), the tree was built nine times for the
+# minicluster suites on 22.05.8 and twice more for Slurm's own tests and
+# twice for sanitize (33 s of CPU a build; 1.5 s to find one up to date),
+# rpm.sh made its own tarball, Slurm's builds waited for nothing, and the
+# four passes of Slurm's own tests (20 s of CPU in 110 to 140 s each) ran
+# one after the other.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -41,53 +57,132 @@ tally() {
     echo "== $name: $p passed, $f failed (exit $rc; log $log)"
 }
 
+# Each suite's wall time, and its CPU time (user+sys of the suite's
+# processes, from /usr/bin/time; not that of the daemons its minicluster
+# started, which leave its process tree, nor of the background build).
+
 run_suite() {
     local name=$1; shift
     local log="$log_dir/$name.log"
-    local t0=$SECONDS
+    local t0=$SECONDS tf cpu=""
+    tf=$(mktemp)
     echo "== $name"
-    "$@" 2>&1 | tee "$log"
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -o "$tf" -f "%U %S" "$@" 2>&1 | tee "$log"
+    else
+        "$@" 2>&1 | tee "$log"
+    fi
     tally "$name" "${PIPESTATUS[0]}" "$log"
-    timings+=("$name $((SECONDS - t0)) s")
+    # (after "Command exited with non-zero status N", when it did)
+    cpu=$(tail -n1 "$tf" | awk 'NF == 2 { printf " (cpu %d s)", $1 + $2 + 0.5 }')
+    rm -f "$tf"
+    timings+=("$name $((SECONDS - t0)) s$cpu")
 }
 timings=()
 
-run_suite unit make -C "$build" check
-# The release path: make distcheck (a tarball that builds, checks and
-# installs into a scratch prefix); the Debian packages built, linted,
-# installed and used to place a step on a minicluster, then purged, in a
-# mount namespace whose /usr/local is empty, as on a site's machine with
-# the packages only (this tree's own install into /usr/local would shadow
-# the packaged libraries: ld.so searches /usr/local/lib first); and the
-# RPM spec built to binary RPMs.
-run_suite distcheck make -C "$build" distcheck
+# The newer Slurm releases are built (contrib/slurm/build-slurm.sh, about
+# 3.5 min of CPU each; a finished build is reused) in the background, at
+# the lowest priority, while the suites on Debian 12's own 22.05.8 run:
+# those wait on daemons and sleeps most of the time.  Their build
+# dependencies are installed first, here: apt in the background would
+# contend with the package suite's dpkg -i for dpkg's lock.  The builds are
+# joined before the first suite that needs them; one that failed is tried
+# again there by that suite's own call of build-slurm.sh, which then fails
+# the suite, loudly.
+releases=${STENCILMAP_SLURM_RELEASES:-24.11.5 26.05.3}
+slurm_builds_pid=""
+if [ -n "$releases" ]; then
+    for v in $releases; do
+        "$top/contrib/slurm/build-slurm.sh" --deps-only "$v" ||
+            echo "run-all: the build dependencies of Slurm $v could not be installed"
+    done
+    (
+        for v in $releases; do
+            t=$SECONDS
+            if [ -x /usr/bin/time ]; then
+                nice -n 19 /usr/bin/time -f "run-all: Slurm $v: %U s user, %S s sys" \
+                    "$top/contrib/slurm/build-slurm.sh" "$v"
+            else
+                nice -n 19 "$top/contrib/slurm/build-slurm.sh" "$v"
+            fi
+            echo "run-all: build-slurm.sh $v: exit $?, $((SECONDS - t)) s"
+        done
+    ) >"$log_dir/slurm-builds.log" 2>&1 &
+    slurm_builds_pid=$!
+    echo "run-all: building Slurm $releases in the background (pid $slurm_builds_pid, log $log_dir/slurm-builds.log)"
+fi
+join_slurm_builds() {
+    [ -n "$slurm_builds_pid" ] || return 0
+    local t0=$SECONDS
+    wait "$slurm_builds_pid"
+    slurm_builds_pid=""
+    cat "$log_dir/slurm-builds.log"
+    timings+=("waiting for the Slurm builds $((SECONDS - t0)) s")
+}
+
+# The unit and CLI tests run once, inside make distcheck: on the build of
+# the release tarball, configured and built out of its tree (a file the
+# tarball lacks fails them there; the tree's own make check would not
+# see it), with automake's parallel harness, one test per CPU.  Each
+# test's time goes to its log and to $log_dir/unit-times.txt.  Then the
+# Debian packages built (without their make check: the same commit's tests
+# ran just now; DEB_BUILD_OPTIONS=nocheck), linted, installed and used to
+# place a step on a minicluster, then purged, in a mount namespace whose
+# /usr/local is empty, as on a site's machine with the packages only (this
+# tree's own install into /usr/local would shadow the packaged libraries:
+# ld.so searches /usr/local/lib first); and the RPM spec built to binary
+# RPMs from the tarball distcheck checked.
+timed_driver="bash $top/tests/lib/timed-test-driver \$(SHELL) \$(top_srcdir)/build-aux/test-driver"
+rm -f "$log_dir/unit-times.txt" "$build"/stencilmap-*.tar.gz
+run_suite unit+distcheck env STENCILMAP_TEST_TIMES="$log_dir/unit-times.txt" \
+    make -C "$build" -j"$(nproc)" distcheck "LOG_DRIVER=$timed_driver" "SH_LOG_DRIVER=$timed_driver"
+sort -k2 -g -r "$log_dir/unit-times.txt" 2>/dev/null | head -n 8 |
+    awk 'BEGIN { printf "unit: the longest tests (wall s, cpu s):" } { printf " %s %s %s,", $1, $2, $3 } END { print "" }'
 run_suite package unshare --mount --propagation private -- sh -c \
     'mount -t tmpfs tmpfs /usr/local && exec "$@"' sh \
-    env PKG_WORK="$build/package" PKG_SMOKE=1 PKG_PURGE=1 \
+    env PKG_WORK="$build/package" PKG_SMOKE=1 PKG_PURGE=1 PKG_NOCHECK=1 DEB_BUILD_OPTIONS="parallel=$(nproc)" \
     MINICLUSTER_DIR=/var/lib/smc-package-mc MINICLUSTER_PORT_BASE=19500 "$top/tests/package/run.sh"
-run_suite rpm env RPM_WORK="$build/rpm" "$top/tests/package/rpm.sh"
+tarball=$(ls -t "$build"/stencilmap-*.tar.gz 2>/dev/null | head -n 1)
+run_suite rpm env RPM_WORK="$build/rpm" "$top/tests/package/rpm.sh" ${tarball:+"$tarball"}
 # the suites that start their own minicluster (netns: nodes behind shaped
 # links; demo: the README's main-job command), then the sanitized rerun and
-# a short bounded fuzzing of the parsers and the planning path
+# a short bounded fuzzing of the parsers and the planning path.  Those
+# that build stencilmap against 22.05.8 share one build (one staging
+# prefix and build root, each suite's own variables): the first builds
+# it, the others find it up to date, as tests/slurm-versions does.
+shared=/var/lib/smc-ci-22.05
+shared_build=()
+for v in SMC INJOB AUDIT TOPO PROFILE APP LEARNED LAUNCHERS REL; do
+    shared_build+=("${v}_PREFIX=$shared/prefix" "${v}_BUILD_ROOT=$shared/build")
+done
+# (sanitize: its slurmstepd's plain plugin)
+shared_build+=(SAN_PLAIN_PREFIX="$shared/prefix" SAN_PLAIN_BUILD_ROOT="$shared/build")
 for suite in integration injob audit topology profile app learned launchers reliability netns demo sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
-    run_suite "$suite" "$top/tests/$suite/run.sh"
+    run_suite "$suite" env "${shared_build[@]}" "$top/tests/$suite/run.sh"
 done
 run_suite fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_WORK_DIR="$build/fuzz" "$top/tests/fuzz/run.sh"
-# the plugin built for, and run on, the newer Slurm releases: 24.11.5 from
-# Debian's source package, 26.05.3 from the upstream tarball kept beside
-# the checkout in ../shared/slurm (built once, then reused: see
-# contrib/slurm/build-slurm.sh); 22.05.8 ran every suite above
-for v in ${STENCILMAP_SLURM_RELEASES:-24.11.5 26.05.3}; do
-    run_suite "slurm-$v" "$top/tests/slurm-versions/run.sh" "$v" integration injob audit learned topology
-done
 # Slurm's own srun/sbatch/salloc tests with the plugin not loaded, loaded,
 # and loaded with a site default=, compared test by test: the subset marked
 # ci in tests/slurm-suite/ (make check-slurm-suite runs them all), on
-# Debian 12's 22.05.8 and on 24.11.5
-for v in 22.05.8 24.11.5; do
-    run_suite "slurm-suite-$v" env SLURM_SUITE_SET=ci "$top/tests/slurm-suite/run.sh" "$v"
+# Debian 12's 22.05.8 (the plugin of the shared build above) and, below,
+# on 24.11.5
+run_suite slurm-suite-22.05.8 env SLURM_SUITE_SET=ci SLURM_SUITE_PREFIX="$shared/prefix" \
+    SLURM_SUITE_BUILD_ROOT="$shared/build" "$top/tests/slurm-suite/run.sh" 22.05.8
+# the plugin built for, and run on, the newer Slurm releases: 24.11.5 from
+# Debian's source package, 26.05.3 from the upstream tarball kept beside
+# the checkout in ../shared/slurm (built above in the background, or
+# reused: see contrib/slurm/build-slurm.sh); 22.05.8 ran every suite above
+join_slurm_builds
+versions_root=/var/lib/smc-slurm
+for v in $releases; do
+    run_suite "slurm-$v" env SMC_VERSIONS_ROOT="$versions_root" \
+        "$top/tests/slurm-versions/run.sh" "$v" integration injob audit learned topology
 done
+# Slurm's own tests on 24.11.5, with the plugin slurm-versions built for it
+# (when 24.11.5 was one of the releases; else the suite builds it there)
+run_suite slurm-suite-24.11.5 env SLURM_SUITE_SET=ci SLURM_SUITE_PREFIX="$versions_root/24.11.5/prefix" \
+    SLURM_SUITE_BUILD_ROOT="$versions_root/24.11.5/build" "$top/tests/slurm-suite/run.sh" 24.11.5
 
 echo
 echo "time per suite: ${timings[*]/%/,} $SECONDS s in all (install and build included)"

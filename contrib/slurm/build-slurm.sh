@@ -25,7 +25,12 @@
 # tests/slurm-suite runs it) and builds nothing; for 22.05, Debian 12's
 # own release, the source comes from bookworm.
 #
-# usage: build-slurm.sh [--source-only] VERSION   e.g. 24.11.5, 26.05.3
+# With --deps-only, only installs the build dependencies (apt) and fetches
+# nothing: tests/run-all.sh runs that first, then the builds in the
+# background, where an apt-get install would contend with the tests' own
+# dpkg -i for dpkg's lock.
+#
+# usage: build-slurm.sh [--source-only|--deps-only] VERSION   e.g. 24.11.5, 26.05.3
 # env:   SLURM_PREFIX_ROOT (default /opt/slurm), SLURM_BUILD_CACHE
 #        (default /var/cache/stencilmap-slurm), SLURM_SUITE (the Debian
 #        suite holding VERSION; default from the release: 22.05 -> bookworm
@@ -38,11 +43,12 @@ prog=${0##*/}
 die() { echo "$prog: $*" >&2; exit 1; }
 
 source_only=0
-if [ "${1:-}" = --source-only ]; then
-    source_only=1
-    shift
-fi
-[ $# -eq 1 ] || die "usage: $prog [--source-only] VERSION (e.g. 24.11.5)"
+deps_only=0
+case ${1:-} in
+    --source-only) source_only=1; shift ;;
+    --deps-only) deps_only=1; shift ;;
+esac
+[ $# -eq 1 ] || die "usage: $prog [--source-only|--deps-only] VERSION (e.g. 24.11.5)"
 version=$1
 [[ $version =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)$ ]] ||
     die "VERSION must look like 24.11.5 (got '$version')"
@@ -62,7 +68,7 @@ if [ "$source_only" = 1 ] && [ -f "$cache/src-$version/tree/.unpacked" ]; then
     echo "$prog: source of Slurm $version in $cache/src-$version/tree ($(cat "$cache/src-$version/tree/.unpacked"))"
     exit 0
 fi
-if [ "$source_only" = 0 ] && [ -f "$stamp" ] && [ -x "$prefix/bin/srun" ] && [ -f "$prefix/include/slurm/spank.h" ] &&
+if [ "$source_only" = 0 ] && [ "$deps_only" = 0 ] && [ -f "$stamp" ] && [ -x "$prefix/bin/srun" ] && [ -f "$prefix/include/slurm/spank.h" ] &&
     grep -qxF "flags: $flags" "$stamp"; then
     echo "$prog: Slurm $version already built in $prefix ($(head -n1 "$stamp"))"
     exit 0
@@ -138,6 +144,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "$prog: installing build dependencies: ${missing[*]}"
     apt-get update -q
     apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+if [ "$deps_only" = 1 ]; then
+    echo "$prog: the build dependencies of Slurm $version are installed"
+    exit 0
 fi
 
 src_dir=$cache/src-$version

@@ -30,7 +30,11 @@ TASK=$WORK/task.sh
 SUITE=integration
 ONLY=${SMC_ONLY:-}
 SANITIZE=${SMC_SANITIZE:-0}
-SO_REMOTE=$WORK/remote-prefix/lib/slurm/stencil_map.so
+# with SMC_SANITIZE=1, slurmstepd's plain plugin: built here, or, with
+# SMC_REMOTE_PREFIX and SMC_REMOTE_BUILD_ROOT, the plain build another
+# suite made there (tests/sanitize: run-all's shared one), found up to date
+REMOTE_PREFIX=${SMC_REMOTE_PREFIX:-$WORK/remote-prefix}
+SO_REMOTE=$REMOTE_PREFIX/lib/slurm/stencil_map.so
 # shellcheck source=../lib/suite.sh
 . "$TOP/tests/lib/suite.sh"
 
@@ -589,8 +593,8 @@ echo '{"grid": {"dims": [4, 8]}, "stencil": "no_such_stencil"}' >"$WORK/unknown-
 if [ "${SMC_SKIP_BUILD:-0}" != 1 ]; then
     if [ "$SANITIZE" = 1 ]; then
         # slurmstepd's plain plugin first, then the sanitized tree
-        SMC_BUILD_ROOT=${SMC_BUILD_ROOT:-/var/lib/smc-plugin-build}-remote \
-            "$HERE/build.sh" "$WORK/remote-prefix" || { echo "run.sh: FATAL: build failed" >&2; exit 1; }
+        SMC_BUILD_ROOT=${SMC_REMOTE_BUILD_ROOT:-${SMC_BUILD_ROOT:-/var/lib/smc-plugin-build}-remote} \
+            "$HERE/build.sh" "$REMOTE_PREFIX" || { echo "run.sh: FATAL: build failed" >&2; exit 1; }
         san_setup
     fi
     "$HERE/build.sh" "$PREFIX" || { echo "run.sh: FATAL: build failed" >&2; exit 1; }

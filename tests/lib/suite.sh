@@ -62,6 +62,7 @@ trap cluster_down EXIT
 trap 'echo "$SUITE: interrupted" >&2; exit 130' INT TERM
 
 cluster_up() { # CPUS [NODES]
+    local t_up=$SECONDS
     cluster_down
     CLUSTER_UP=1 # set first: a half-started cluster is brought down too
     # slurmd loads the plugstack when it starts: never a stale one (e.g. a
@@ -85,6 +86,7 @@ cluster_up() { # CPUS [NODES]
         CLIENT_ENV+=("SLURM_CONF=$client" "${SAN_ENV[@]}")
     fi
     plugstack
+    echo "-- minicluster (cpus $1, ${2:-4} nodes) up in $((SECONDS - t_up)) s"
 }
 
 # plugstack [ARGS...]: the plugin with record_dir plus ARGS
@@ -108,12 +110,12 @@ run_test() { # NAME FUNCTION [ARGS...]
     local name=$1
     shift
     [[ $name =~ ${ONLY:-.} ]] || return 0
-    local log=$WORK/logs/$name.log
+    local log=$WORK/logs/$name.log t0=$SECONDS
     if (cd "$WORK" && set -o pipefail && "$@") >"$log" 2>&1; then
-        echo "ok   $name"
+        echo "ok   $name ($((SECONDS - t0)) s)"
         PASS=$((PASS + 1))
     else
-        echo "FAIL $name"
+        echo "FAIL $name ($((SECONDS - t0)) s)"
         sed 's/^/    | /' "$log" | tail -25
         FAILED=$((FAILED + 1))
         FAILED_NAMES+=("$name")

@@ -38,6 +38,11 @@ if [ -z "$tarball" ]; then
     [ -n "$tarball" ] && r=OK || r=FAIL
     check $r "make dist made a tarball" "see $work/dist.log"
     [ -n "$tarball" ] || finish
+else
+    # one made elsewhere (run-all: the tarball its make distcheck checked)
+    tar -tzf "$tarball" 2>/dev/null | grep -q '^stencilmap-[^/]*/configure$' && r=OK || r=FAIL
+    check $r "the given $(basename "$tarball") is a stencilmap release tarball (configure inside)"
+    [ "$r" = OK ] || finish
 fi
 version=$(tar -xzOf "$tarball" --wildcards '*/configure.ac' | sed -n 's/^AC_INIT(\[stencilmap\], \[\([^]]*\)\].*/\1/p')
 # the Slurm built against, as upstream numbers it (22.05.8, not 22.05.8-4+deb12u3)

@@ -4,11 +4,15 @@
 #   1. make check of a sanitized build (unit tests, CLI tests, the bench's
 #      quality check), leak detection on: a leak fails its test;
 #   2. tests/integration/run.sh with SMC_SANITIZE=1: srun, salloc and
-#      sbatch load the sanitized plugin, the CLI runs sanitized, every
-#      sanitizer report fails the run.
+#      sbatch load the sanitized plugin (the build of 1., reused), the CLI
+#      runs sanitized, every sanitizer report fails the run.
 # Ends with "N passed, M failed" over both.
 #
-# env: SAN_ROOT (/var/lib/smc-san-*), MINICLUSTER_PORT_BASE (25800)
+# env: SAN_ROOT (/var/lib/smc-san-*), MINICLUSTER_PORT_BASE (25800),
+#      SAN_PLAIN_PREFIX and SAN_PLAIN_BUILD_ROOT: a plain build of this tree
+#      (tests/integration/build.sh PREFIX with SMC_BUILD_ROOT) for
+#      slurmstepd's plugin, reused instead of built again (run-all passes
+#      the one its minicluster suites share)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -25,7 +29,7 @@ export SMC_LDFLAGS="-fsanitize=address,undefined"
 if SMC_BUILD_ROOT=$build "$top/tests/integration/build.sh" "$build-prefix" >"$root-check.log" 2>&1; then
     log=$build/check.log
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        make -C "$build/obj" check >"$log" 2>&1
+        make -C "$build/obj" -j"$(nproc)" check >"$log" 2>&1
     rc=$?
     p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
     f=$(sed -n 's/^# \(FAIL\|ERROR\): *\([0-9]*\)$/\2/p' "$log" | awk '{s+=$1} END {print s+0}')
@@ -43,9 +47,15 @@ unset SMC_CFLAGS SMC_LDFLAGS
 
 echo "== integration, sanitized plugin and CLI"
 log=$root-integration.log
-MINICLUSTER_DIR=$root MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-25800} \
-    SMC_PREFIX=$root-prefix SMC_WORK=$root-work SMC_BUILD_ROOT=$root-build SMC_SANITIZE=1 \
-    "$top/tests/integration/run.sh" 2>&1 | tee "$log"
+remote=()
+if [ -n "${SAN_PLAIN_PREFIX:-}" ] && [ -n "${SAN_PLAIN_BUILD_ROOT:-}" ]; then
+    remote=(SMC_REMOTE_PREFIX="$SAN_PLAIN_PREFIX" SMC_REMOTE_BUILD_ROOT="$SAN_PLAIN_BUILD_ROOT")
+fi
+# the sanitized build of the make check above (the same flags and prefix:
+# build.sh finds it up to date)
+env MINICLUSTER_DIR="$root" MINICLUSTER_PORT_BASE="${MINICLUSTER_PORT_BASE:-25800}" \
+    SMC_PREFIX="$build-prefix" SMC_WORK="$root-work" SMC_BUILD_ROOT="$build" SMC_SANITIZE=1 \
+    ${remote[@]+"${remote[@]}"} "$top/tests/integration/run.sh" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
 f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log" | tail -1)

@@ -8,8 +8,8 @@
 # pytest with its atf library, and testsuite/expect), run where they lie in
 # the unpacked source, in the suite's local-config mode (it never rewrites
 # slurm.conf nor restarts daemons) against a minicluster of that release.
-# They run in four passes, each on a freshly started cluster whose
-# plugstack.conf is:
+# They run in four passes, each on a freshly started cluster of its own
+# (at the same time: SLURM_SUITE_JOBS) whose plugstack.conf is:
 #
 #   none      empty: the plugin is not loaded (the baseline)
 #   loaded    required stencil_map.so record_dir=...  (no default)
@@ -30,13 +30,24 @@
 #                                  PREFIX: a Slurm installed there; its source
 #                                  tree in SLURM_SUITE_SRC
 # env:   SLURM_SUITE_ROOT   state, builds, logs (/var/lib/smc-slurm-suite)
-#        MINICLUSTER_PORT_BASE (17800)
+#        MINICLUSTER_PORT_BASE (17800; pass i of the list uses
+#                           the 20 ports from MINICLUSTER_PORT_BASE + 20 i)
 #        SLURM_SUITE_SET    full (default) or ci: the tests marked ci
 #        SLURM_SUITE_ONLY   regex: only the tests whose names match
 #        SLURM_SUITE_MODES  passes to run (default "none loaded default none2")
+#        SLURM_SUITE_JOBS   passes run at the same time, each on its own
+#                           cluster (default 4: all; 1: one after the
+#                           other).  The tests wait on daemons and sleeps
+#                           most of their time: four passes at once take
+#                           little more than the longest alone
 #        SLURM_SUITE_TIMEOUT seconds one test may take (600)
 #        SLURM_BUILD_CACHE  where build-slurm.sh keeps sources
 #                           (/var/cache/stencilmap-slurm)
+#        SLURM_SUITE_PREFIX, SLURM_SUITE_BUILD_ROOT  where the plugin is
+#                           built and staged (SLURM_SUITE_ROOT/VERSION/prefix
+#                           and .../build); run-all names those of another
+#                           suite's build against the same Slurm, which
+#                           tests/integration/build.sh then finds up to date
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -48,6 +59,7 @@ root=${SLURM_SUITE_ROOT:-/var/lib/smc-slurm-suite}
 set_name=${SLURM_SUITE_SET:-full}
 read -r -a modes <<<"${SLURM_SUITE_MODES:-none loaded default none2}"
 per_test=${SLURM_SUITE_TIMEOUT:-600}
+jobs=${SLURM_SUITE_JOBS:-4}
 nodes=6
 cpus=8
 test_user=stencilmap-sst
@@ -62,6 +74,7 @@ case $set_name in full | ci) ;; *) echo "$0: SLURM_SUITE_SET must be full or ci"
 for m in "${modes[@]}"; do
     case $m in none | none2 | loaded | default) ;; *) echo "$0: unknown mode '$m'" >&2; exit 2 ;; esac
 done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "$0: SLURM_SUITE_JOBS must be a positive integer" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "$0: must run as root (the minicluster, a test user)" >&2; exit 2; }
 # Debian's python3 (with python3-pytest), not another one earlier on PATH
 py=/usr/bin/python3
@@ -136,12 +149,14 @@ chmod 1777 "$work/expect" "$work/pytest"
 
 # ---------------------------------------------------------------- plugin --
 # built from this tree against the release under test
-prefix=$base/prefix
-if ! SMC_SLURM=$smc_slurm SMC_BUILD_ROOT=$base/build "$top/tests/integration/build.sh" "$prefix" \
+prefix=${SLURM_SUITE_PREFIX:-$base/prefix}
+t_build=$SECONDS
+if ! SMC_SLURM=$smc_slurm SMC_BUILD_ROOT=${SLURM_SUITE_BUILD_ROOT:-$base/build} "$top/tests/integration/build.sh" "$prefix" \
     >"$base/build.log" 2>&1; then
     tail -20 "$base/build.log"
     fatal "stencilmap could not be built against Slurm $version"
 fi
+echo "$prog: plugin built in $prefix in $((SECONDS - t_build)) s"
 so=$prefix/lib/slurm/stencil_map.so
 records=$work/records
 install -d -m 1777 "$records"
@@ -152,32 +167,52 @@ id "$test_user" >/dev/null 2>&1 || useradd -M -d "$work/home/$test_user" -s /bin
     fatal "cannot create the user $test_user"
 
 # ------------------------------------------------------- suite settings --
-export MINICLUSTER_DIR=$base/mc
-export MINICLUSTER_PORT_BASE=${MINICLUSTER_PORT_BASE:-17800}
+port0=${MINICLUSTER_PORT_BASE:-17800}
 export MINICLUSTER_NODES=$nodes MINICLUSTER_CPUS=$cpus
 if [ -n "$mc_slurm" ]; then export MINICLUSTER_SLURM=$mc_slurm; else unset MINICLUSTER_SLURM; fi
 mc=$top/contrib/minicluster/minicluster
-conf_dir=$MINICLUSTER_DIR/etc
 
-# testsuite.conf (read by atf and by expect's globals) and globals.local:
-# both outside the source tree, named by SLURM_TESTSUITE_CONF and
+# Each pass has its own cluster (state directory, ports), configuration
+# files, expect's shared directory and a copy of testsuite/expect to run
+# the expect tests in (some write there: test7.11 builds its plugin as
+# ./test7.11.prog.so, which another pass's test7.11 would delete), so that
+# passes can run at once.
+# use_pass MODE: this shell's cluster and files are those of pass MODE.
+use_pass() {
+    local i
+    for i in "${!modes[@]}"; do [ "${modes[$i]}" = "$1" ] && break; done
+    export MINICLUSTER_DIR=$base/mc-$1
+    export MINICLUSTER_PORT_BASE=$((port0 + 20 * i))
+    conf_dir=$MINICLUSTER_DIR/etc
+    pass_dir=$work/$1
+}
+
+# testsuite.conf (read by atf and by expect's globals) and globals.local
+# of each pass: outside the source tree, named by SLURM_TESTSUITE_CONF and
 # SLURM_LOCAL_GLOBALS_FILE
-cat >"$work/testsuite.conf" <<EOF
+for m in "${modes[@]}"; do
+    use_pass "$m"
+    mkdir -p "$pass_dir"
+    install -d -m 1777 "$work/expect/$m"
+    cp -a "$suite_exp" "$pass_dir/expect" || fatal "cannot copy $suite_exp to $pass_dir/expect"
+    cat >"$pass_dir/testsuite.conf" <<EOF
 SlurmSourceDir=$tree
 SlurmBuildDir=$build_dir
 SlurmInstallDir=$slurm
 SlurmConfigDir=$conf_dir
 EOF
-cat >"$work/globals.local" <<EOF
+    cat >"$pass_dir/globals.local" <<EOF
 set slurm_dir "$slurm"
 set src_dir "$tree"
 set build_dir "$build_dir"
-set testsuite_shared_dir "$work/expect"
+set testsuite_shared_dir "$work/expect/$m"
 set testsuite_user "$test_user"
 set testsuite_cleanup_on_failure true
 set testsuite_colorize false
 set mpicc "/usr/bin/mpicc"
+set scontrol "$work/bin/scontrol"
 EOF
+done
 # Debian's own Slurm says "slurm-wlm 22.05.8" to scontrol -V, where the
 # expect tests that compare the client's release with slurmctld's (test7.11,
 # test7.24) read "slurm 22.05.8": they get a scontrol whose -V says so
@@ -194,11 +229,10 @@ else
 fi
 EOF
     chmod 755 "$work/bin/scontrol"
-    echo "set scontrol \"$work/bin/scontrol\"" >>"$work/globals.local"
 }
 client_env=()
 cluster_up() {
-    "$mc" down >>"$work/minicluster.log" 2>&1
+    "$mc" down >>"$pass_dir/minicluster.log" 2>&1
     mkdir -p "$conf_dir"
     # the pass's plugstack, written before the daemons start: slurmd and
     # every slurmstepd read it
@@ -207,7 +241,7 @@ cluster_up() {
         loaded) echo "required $so record_dir=$records" >"$conf_dir/plugstack.conf" ;;
         default) echo "required $so record_dir=$records default=auto:2d:5pt" >"$conf_dir/plugstack.conf" ;;
     esac
-    "$mc" up >>"$work/minicluster.log" 2>&1 || return 1
+    "$mc" up >>"$pass_dir/minicluster.log" 2>&1 || return 1
     mapfile -t client_env < <("$mc" env | sed -n 's/^export //p' | grep -v '^PATH=')
     # the release's clients first, then the system's: the tests call
     # python3 and expect by name and need Debian's
@@ -221,7 +255,14 @@ cluster_up() {
         *) [ "$listed" = 1 ] || { echo "$prog: srun --help does not list --stencil-map in pass $1"; return 1; } ;;
     esac
 }
-trap '"$mc" down >>"$work/minicluster.log" 2>&1' EXIT
+all_down() {
+    local m
+    for m in "${modes[@]}"; do
+        use_pass "$m"
+        [ -d "$MINICLUSTER_DIR" ] && "$mc" down >>"$pass_dir/minicluster.log" 2>&1
+    done
+}
+trap all_down EXIT
 trap 'echo "$prog: interrupted" >&2; exit 130' INT TERM
 
 mcenv() { env "${client_env[@]}" "$@"; }
@@ -268,7 +309,7 @@ run_one() { # MODE KIND NAME [RESULTS_FILE]
     case $kind in
         python)
             (cd "$suite_py" && timeout -k 30 "$per_test" env "${client_env[@]}" \
-                SLURM_TESTSUITE_CONF="$work/testsuite.conf" PYTHONDONTWRITEBYTECODE=1 \
+                SLURM_TESTSUITE_CONF="$pass_dir/testsuite.conf" PYTHONDONTWRITEBYTECODE=1 \
                 $py -m pytest -p no:cacheprovider -s -v --no-header --local-config \
                 --basetemp="$work/pytest/$mode-${flat%.py}" \
                 --junitxml="$logs/$mode/$flat.xml" "tests/$name") >"$log" 2>&1
@@ -280,9 +321,9 @@ run_one() { # MODE KIND NAME [RESULTS_FILE]
             fi
             ;;
         expect)
-            (cd "$suite_exp" && timeout -k 30 "$per_test" env "${client_env[@]}" \
-                SLURM_TESTSUITE_CONF="$work/testsuite.conf" \
-                SLURM_LOCAL_GLOBALS_FILE="$work/globals.local" expect "./$name") >"$log" 2>&1
+            (cd "$pass_dir/expect" && timeout -k 30 "$per_test" env "${client_env[@]}" \
+                SLURM_TESTSUITE_CONF="$pass_dir/testsuite.conf" \
+                SLURM_LOCAL_GLOBALS_FILE="$pass_dir/globals.local" expect "./$name") >"$log" 2>&1
             rc=$?
             out=$($py "$here/report.py" expect "$rc" "$log")
             ;;
@@ -303,18 +344,51 @@ done < <(sed 's/#.*//' "$list")
 [ ${#tests[@]} -gt 0 ] || fatal "no test selected from $list"
 echo "$prog: ${#tests[@]} tests of $list ($set_name), passes: ${modes[*]}"
 
-for mode in "${modes[@]}"; do
+# One pass, run in a subshell with its output to $base/pass-MODE.out and
+# its exit status (0, or 1 when it could not run to its end: fatal) to
+# $results/MODE.status.
+run_pass() { # MODE
+    local mode=$1 t_mode=$SECONDS t_up
+    use_pass "$mode"
     mkdir -p "$logs/$mode"
     : >"$results/$mode.tsv"
-    t_mode=$SECONDS
-    cluster_up "$mode" || { tail -40 "$work/minicluster.log"; fatal "the minicluster did not start ($mode)"; }
-    echo "== pass $mode: plugstack.conf: $(cat "$conf_dir/plugstack.conf")"
+    cluster_up "$mode" || { tail -40 "$pass_dir/minicluster.log"; fatal "the minicluster did not start ($mode)"; }
+    t_up=$((SECONDS - t_mode))
+    echo "== pass $mode (cluster up in $t_up s, ports from $MINICLUSTER_PORT_BASE): plugstack.conf: $(cat "$conf_dir/plugstack.conf")"
     for t in "${tests[@]}"; do
         settle "$mode" || fatal "the minicluster could not be restarted ($mode)"
         run_one "$mode" "${t%%:*}" "${t#*:}"
     done
+    "$mc" down >>"$pass_dir/minicluster.log" 2>&1
     echo "== pass $mode: $((SECONDS - t_mode)) s"
+}
+echo "$prog: passes ${modes[*]}, $jobs at a time"
+t_passes=$SECONDS
+pids=()
+for mode in "${modes[@]}"; do
+    if [ "$jobs" -eq 1 ]; then
+        # one at a time: its lines as they come
+        (
+            trap - EXIT
+            run_pass "$mode"
+            echo $? >"$results/$mode.status"
+        ) 2>&1 | tee "$base/pass-$mode.out"
+        continue
+    fi
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    (
+        trap - EXIT
+        run_pass "$mode"
+        echo $? >"$results/$mode.status"
+    ) >"$base/pass-$mode.out" 2>&1 &
+    pids+=($!)
 done
+[ ${#pids[@]} -eq 0 ] || wait "${pids[@]}"
+for mode in "${modes[@]}"; do
+    [ "$jobs" -eq 1 ] || cat "$base/pass-$mode.out"
+    [ "$(cat "$results/$mode.status" 2>/dev/null)" = 0 ] || fatal "pass $mode did not run to its end"
+done
+echo "== passes: $((SECONDS - t_passes)) s"
 # A difference must show twice: every test whose first run in a plugin pass
 # differs from the baseline runs again there, and once more without the
 # plugin (a baseline that fails now and then would otherwise be taken for
@@ -324,7 +398,8 @@ if [ ${#again[@]} -gt 0 ]; then
     echo "== run again: ${again[*]}"
     for mode in $(printf '%s\n' "${again[@]}" | cut -d' ' -f1 | sort -u) none; do
         [[ " ${modes[*]} " == *" $mode "* ]] || continue
-        cluster_up "$mode" || { tail -40 "$work/minicluster.log"; fatal "the minicluster did not start ($mode)"; }
+        use_pass "$mode"
+        cluster_up "$mode" || { tail -40 "$pass_dir/minicluster.log"; fatal "the minicluster did not start ($mode)"; }
         echo "== pass $mode again"
         for t in "${tests[@]}"; do
             if [ "$mode" = none ]; then
@@ -335,9 +410,9 @@ if [ ${#again[@]} -gt 0 ]; then
             settle "$mode" || fatal "the minicluster could not be restarted ($mode)"
             run_one "$mode" "${t%%:*}" "${t#*:}" "$results/$mode.rerun.tsv"
         done
+        "$mc" down >>"$pass_dir/minicluster.log" 2>&1
     done
 fi
-"$mc" down >>"$work/minicluster.log" 2>&1
 
 echo
 echo "$prog: Slurm $version, ${#tests[@]} tests, ${#modes[@]} passes: $((SECONDS - start)) s in all"

@@ -203,60 +203,6 @@ static smp_status sc_take(const SCOTCH_Num *parttab, int64_t p, const SCOTCH_Num
     return SMP_OK;
 }
 
-smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
-                          int nnodes, int32_t *node_of_rank, smp_scotch_info *info,
-                          smp_error *err)
-{
-    memset(info, 0, sizeof(*info));
-    if (grid->order == SMP_ORDER_COLUMN_MAJOR) { /* the same ranks, row-major */
-        smp_canon c;
-        smp_status s = smp_canon_make(&c, grid, st, err);
-        if (!s)
-            s = smp_scotch_map(&c.grid, &c.st, slots, nnodes, node_of_rank, info, err);
-        smp_canon_free(&c);
-        return s;
-    }
-    if (st->ndims != grid->ndims)
-        return smp_error_set(err, SMP_ERR_INPUT, "stencil: has %d dimensions but the grid has %d",
-                             st->ndims, grid->ndims);
-    if (grid->size > INT32_MAX / (2 * st->count + 1))
-        return smp_error_set(err, SMP_ERR_INPUT, "scotch: %lld ranks are too many for its 32-bit indices",
-                             (long long)grid->size);
-    int64_t total = 0;
-    for (int i = 0; i < nnodes; i++)
-        total += slots[i];
-    if (nnodes < 1 || total < grid->size)
-        return smp_error_set(err, SMP_ERR_INFEASIBLE, "infeasible: %lld ranks but only %lld slots",
-                             (long long)grid->size, (long long)total);
-    /* shares as plan computes them: nodes filled in order */
-    SCOTCH_Num *share = malloc(sizeof(SCOTCH_Num) * (size_t)nnodes);
-    int ndense = 0;
-    if (!share)
-        return smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory");
-    for (int64_t left = grid->size; ndense < nnodes && left > 0; ndense++) {
-        share[ndense] = (SCOTCH_Num)(left < slots[ndense] ? left : slots[ndense]);
-        left -= share[ndense];
-    }
-    int64_t p = grid->size;
-    struct sc_graph gr;
-    SCOTCH_Num *parttab = malloc(sizeof(SCOTCH_Num) * (size_t)p);
-    smp_status s = sc_graph_build(grid, st, &gr, err);
-    if (!s && !parttab)
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory for %lld ranks", (long long)p);
-    struct sc_target tg = {.ndense = ndense, .share = share};
-    int rc = s ? 0 : sc_map(&gr, p, &tg, parttab);
-    if (!s && rc < 0)
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: cannot initialise");
-    else if (!s && rc)
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: SCOTCH_graphMap failed (%d)", rc);
-    if (!s)
-        s = sc_take(parttab, p, share, ndense, slots, nnodes, node_of_rank, info, err);
-    sc_graph_free(&gr);
-    free(parttab);
-    free(share);
-    return s;
-}
-
 /* The shares as plan makes them, and the checks shared by both targets. */
 static smp_status shares_of(const smp_grid *grid, const int32_t *slots, int nnodes,
                             SCOTCH_Num **share, int *ndense, smp_error *err)
@@ -276,6 +222,50 @@ static smp_status shares_of(const smp_grid *grid, const int32_t *slots, int nnod
         left -= (*share)[*ndense];
     }
     return SMP_OK;
+}
+
+smp_status smp_scotch_map(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
+                          int nnodes, int32_t *node_of_rank, smp_scotch_info *info,
+                          smp_error *err)
+{
+    memset(info, 0, sizeof(*info));
+    if (grid->order == SMP_ORDER_COLUMN_MAJOR) { /* the same ranks, row-major */
+        smp_canon c;
+        smp_status s = smp_canon_make(&c, grid, st, err);
+        if (!s)
+            s = smp_scotch_map(&c.grid, &c.st, slots, nnodes, node_of_rank, info, err);
+        smp_canon_free(&c);
+        return s;
+    }
+    if (st->ndims != grid->ndims)
+        return smp_error_set(err, SMP_ERR_INPUT, "stencil: has %d dimensions but the grid has %d",
+                             st->ndims, grid->ndims);
+    if (grid->size > INT32_MAX / (2 * st->count + 1))
+        return smp_error_set(err, SMP_ERR_INPUT, "scotch: %lld ranks are too many for its 32-bit indices",
+                             (long long)grid->size);
+    SCOTCH_Num *share;
+    int ndense;
+    smp_status s = shares_of(grid, slots, nnodes, &share, &ndense, err);
+    if (s)
+        return s;
+    int64_t p = grid->size;
+    struct sc_graph gr;
+    SCOTCH_Num *parttab = malloc(sizeof(SCOTCH_Num) * (size_t)p);
+    s = sc_graph_build(grid, st, &gr, err);
+    if (!s && !parttab)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: out of memory for %lld ranks", (long long)p);
+    struct sc_target tg = {.ndense = ndense, .share = share};
+    int rc = s ? 0 : sc_map(&gr, p, &tg, parttab);
+    if (!s && rc < 0)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: cannot initialise");
+    else if (!s && rc)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "scotch: SCOTCH_graphMap failed (%d)", rc);
+    if (!s)
+        s = sc_take(parttab, p, share, ndense, slots, nnodes, node_of_rank, info, err);
+    sc_graph_free(&gr);
+    free(parttab);
+    free(share);
+    return s;
 }
 
 /* The tree-leaf target of the levels: the levels that branch among

@@ -106,10 +106,18 @@ run 2 bad-loop plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid
 has bad-loop err "$invalid/loop.conf:3: a loop in Switches= through switch 'b'"
 run 2 bad-unknown plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid/unknown-switch.conf"
 has bad-unknown err "unknown-switch.conf:2: switch 'top': Switches= names unknown switch 's1'"
-run 2 bad-node plan auto:2d:5pt --nodes 'n[1-9]' --slots 16 --topology "$three"
-has bad-node err "node n9 is in no switch"
-run 2 bad-two plan auto:2d:5pt --nodes 'n[1-3]' --slots 16 --topology "$invalid/two-leaves.conf"
-has bad-two err "node n2 is in both leaf switches 's0' and 's1'"
+# ---- what Slurm accepts: repaired with a warning, refused when strict ----
+run 0 fix-node plan auto:2d:5pt --nodes 'n[1-9]' --slots 16 --topology "$three"
+has fix-node err "--topology: warning: topology $three: node n9 is in no switch: a group of its own"
+has fix-node out "level 0 (5 groups, file $three)"
+run 2 strict-node plan auto:2d:5pt --nodes 'n[1-9]' --slots 16 --topology "$three" --topology-strict
+has strict-node err "node n9 is in no switch"
+run 0 fix-two plan auto:2d:5pt --nodes 'n[1-3]' --slots 16 --topology "$valid/two-leaves.conf"
+has fix-two err "warning: topology $valid/two-leaves.conf: node n2 is under 2 leaf switches (rails)"
+has fix-two out "level 0 (3 groups"
+run 2 strict-two plan auto:2d:5pt --nodes 'n[1-3]' --slots 16 --topology "$valid/two-leaves.conf" \
+    --topology-strict
+has strict-two err "node n2 is in both leaf switches 's0' and 's1'"
 run 2 bad-none-named compare auto:2d:5pt --nodes 'x[1-4]' --slots 4 --topology "$three"
 has bad-none-named err "names none of the step's nodes (x1, ...)"
 run 2 bad-missing plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$work/nothere.conf"

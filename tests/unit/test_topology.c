@@ -10,8 +10,12 @@
  *   source S              smt_source() (and the levels' source)
  *   level L NAME...       the group name of each step node at level L;
  *                         the levels are exactly those listed
- *   error TEXT            parsing or smt_levels_for fails with SMP_ERR_INPUT
+ *   error TEXT            parsing or smt_levels_with fails with SMP_ERR_INPUT
  *                         and a message containing TEXT
+ *   warning TEXT          (valid) a warning line contains TEXT; a valid case
+ *                         without one must give no warning
+ *   strict TEXT           (valid) in strict mode the levels fail with
+ *                         SMP_ERR_INPUT and a message containing TEXT
  * Lines starting with '#' are comments.  Then the cases no file can hold:
  * NUL bytes, the limits, loading files that are not regular. */
 #include <dirent.h>
@@ -43,6 +47,30 @@ static const char *data_dir(void)
     return dir;
 }
 
+/* strict mode refuses the case with a message containing want */
+static void check_strict(const smt_topology *t, const smp_nodes *sn, const char *want,
+                         const char *path)
+{
+    smp_levels lv = {0};
+    smp_error err;
+    smp_error_clear(&err);
+    smp_status s = t ? smt_levels_with(t, sn, true, &lv, NULL, &err) : SMP_OK;
+    if (s != SMP_ERR_INPUT || !strstr(err.msg, want))
+        fail_msg("%s: strict: status %d, message '%s'; expected an input error containing '%s'",
+                 path, s, err.msg, want);
+    smp_levels_free(&lv);
+}
+
+/* every expected warning is in the warnings, and none comes unexpected */
+static void check_warnings(const char *got, const char *const *want, int nwant, const char *path)
+{
+    if (nwant == 0 && got)
+        fail_msg("%s: unexpected warning: %s", path, got);
+    for (int i = 0; i < nwant; i++)
+        if (!got || !strstr(got, want[i]))
+            fail_msg("%s: warnings '%s' lack '%s'", path, got ? got : "", want[i]);
+}
+
 /* One case: parse, compute the levels, compare with the .expect file. */
 static void run_case(const char *dir, const char *file, bool want_valid)
 {
@@ -57,6 +85,9 @@ static void run_case(const char *dir, const char *file, bool want_valid)
     size_t len, elen;
     char *text = slurp(path, &len), *expect = slurp(epath, &elen);
     const char *nodes = "n1", *kind = NULL, *source = NULL, *error = NULL, *name = NULL;
+    const char *warn[8], *strict = NULL;
+    int nwarn = 0;
+    char *warnings = NULL;
     char *levels[SMP_MAX_LEVELS + 1] = {0};
     int nlevels = 0;
     for (char *save = NULL, *line = strtok_r(expect, "\n", &save); line;
@@ -77,6 +108,10 @@ static void run_case(const char *dir, const char *file, bool want_valid)
             error = sp + 1;
         else if (!strcmp(line, "topology"))
             name = sp + 1;
+        else if (!strcmp(line, "warning") && nwarn < 8)
+            warn[nwarn++] = sp + 1;
+        else if (!strcmp(line, "strict"))
+            strict = sp + 1;
         else if (!strcmp(line, "level") && nlevels <= SMP_MAX_LEVELS) {
             char *names = strchr(sp + 1, ' ');
             if (!names || atoi(sp + 1) != nlevels)
@@ -107,8 +142,12 @@ static void run_case(const char *dir, const char *file, bool want_valid)
             fail_msg("%s: source %s, expected %s", path, smt_source(t), source);
         if (smp_nodes_parse(&sn, nodes, "1", &err))
             fail_msg("%s: nodes %s: %s", epath, nodes, err.msg);
-        s = smt_levels_for(t, &sn, &lv, &err);
+        s = smt_levels_with(t, &sn, false, &lv, &warnings, &err);
     }
+    if (strict)
+        check_strict(t, &sn, strict, path);
+    check_warnings(warnings, warn, nwarn, path);
+    free(warnings);
     if (error) {
         if (s != SMP_ERR_INPUT || !strstr(err.msg, error))
             fail_msg("%s: status %d, message '%s'; expected an input error containing '%s'", path,

@@ -54,7 +54,9 @@ static void check_strict(const smt_topology *t, const smp_nodes *sn, const char 
     smp_levels lv = {0};
     smp_error err;
     smp_error_clear(&err);
-    smp_status s = t ? smt_levels_with(t, sn, true, &lv, NULL, &err) : SMP_OK;
+    if (!t)
+        fail_msg("%s: strict: the file does not parse", path);
+    smp_status s = smt_levels_with(t, sn, true, &lv, NULL, &err);
     if (s != SMP_ERR_INPUT || !strstr(err.msg, want))
         fail_msg("%s: strict: status %d, message '%s'; expected an input error containing '%s'",
                  path, s, err.msg, want);

@@ -22,7 +22,7 @@ struct seats {
     const smp_nodes *nodes;
     int32_t *base, *key;
     int64_t *at, *cnt; /* each node's range of t->m */
-    int nrails, nmissing, found, maxrails;
+    int nrails, nmissing, found, minrails, maxrails;
     int first_rails, first_missing; /* the first such node, -1 */
     char **setname; /* by set number: the leaves joined by '+' */
     int nsets;
@@ -110,9 +110,25 @@ static void seat_node(struct seats *st, int v)
         st->first_rails = v;
     if (k > st->maxrails)
         st->maxrails = (int)k;
+    if (k > 1 && (st->minrails == 0 || k < st->minrails))
+        st->minrails = (int)k;
     if (!cnt && st->nmissing++ == 0)
         st->first_missing = v;
 }
+/* The step nodes in no leaf, "n5, n9 are" (cut short with ", ..."). */
+static void missing_names(const struct seats *st, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int v = 0; v < st->nodes->count && k + 40 < len; v++)
+        if (st->key[v] >= st->t->n + st->nodes->count)
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", st->nodes->names[v]);
+    if (k + 40 >= len)
+        snprintf(buf + k, len - k, ", ...");
+    k = strlen(buf);
+    snprintf(buf + k, len - k, " %s", st->nmissing > 1 ? "are" : "is");
+}
+
 /* Seats every step node; with strict, today's refusals of a node under
  * two leaves or in none.  The warnings go to *notes.  An error when the
  * topology names none of the step's nodes. */
@@ -137,14 +153,24 @@ static smp_status find_seats(struct seats *st, bool strict, char **notes, smp_er
     if (strict && m >= 0)
         return smp_error_set(err, SMP_ERR_INPUT, "topology %s: node %s is in no %s", t->source,
                              nodes->names[m], leaf_word(t));
+    char more[32] = "", count[32];
+    if (st->nrails > 1)
+        snprintf(more, sizeof(more), " (and %d more)", st->nrails - 1);
+    if (st->minrails < st->maxrails)
+        snprintf(count, sizeof(count), "%d to %d", st->minrails, st->maxrails);
+    else
+        snprintf(count, sizeof(count), "%d", st->maxrails);
     if (r >= 0)
-        smt_note(notes, "topology %s: node %s%s under %d %s: grouped with the nodes under the "
-                 "same set", t->source, nodes->names[r], st->nrails > 1 ? " and others are" : " is",
-                 st->maxrails, t->kind == SMT_BLOCK ? "blocks" : "leaf switches (rails)");
-    if (m >= 0)
-        smt_note(notes, "topology %s: node %s%s in no %s: %sa group of its own at every level",
-                 t->source, nodes->names[m], st->nmissing > 1 ? " and others are" : " is",
-                 leaf_word(t), st->nmissing > 1 ? "each " : "");
+        smt_note(notes, "topology %s: node %s%s is under %s %s: grouped with the nodes under "
+                 "the same set", t->source, nodes->names[r], more, count,
+                 t->kind == SMT_BLOCK ? "blocks" : "leaf switches (rails)");
+    if (m >= 0) {
+        char names[256];
+        missing_names(st, names, sizeof(names));
+        smt_note(notes, "topology %s: node%s %s in no %s: %sa group of its own at every level",
+                 t->source, st->nmissing > 1 ? "s" : "", names, leaf_word(t),
+                 st->nmissing > 1 ? "each " : "");
+    }
     return r >= 0 ? number_sets(st, err) : SMP_OK;
 }
 

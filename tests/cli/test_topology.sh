@@ -129,7 +129,7 @@ run 2 strict-spines plan auto:2d:5pt --nodes 'a[1-4],b[1-4]' --slots 16 \
     --topology "$valid/spines-cable-down.conf" --topology-strict
 has strict-spines err "spines-cable-down.conf:9: switch 'leaf-a1' is under both 'spine-a1' and 'spine-a2', which list different switches: the groups would not nest"
 run 0 fix-rails plan auto:2d:5pt --nodes 'n[1-8]' --slots 16 --topology "$valid/rails-four.conf"
-has fix-rails err "node n1 and others are under 4 leaf switches (rails): grouped with the nodes under the same set"
+has fix-rails err "node n1 (and 7 more) is under 4 leaf switches (rails): grouped with the nodes under the same set"
 has fix-rails out "level 0 (2 groups"
 # a step inside one leaf plans byte-identical to no levels, whatever the
 # file's upper levels hold (merged spines here)

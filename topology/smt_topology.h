@@ -96,6 +96,10 @@ smp_status smt_levels_with(const smt_topology *t, const smp_nodes *nodes, bool s
 /* smt_levels_with, not strict, the warnings dropped. */
 smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_levels *out,
                           smp_error *err);
+/* How many switches list the switch named name as a child (its uplinks:
+ * k parents, k uplinks; 0 at the top), or -1 when there is no such
+ * switch.  Kept through the merging of parents above. */
+int smt_uplinks(const smt_topology *t, const char *name);
 void smt_free(smt_topology *t);
 
 #ifdef __cplusplus

@@ -207,6 +207,12 @@ smp_status smt_finish(smt_topology *t, smp_error *err)
     return SMP_OK;
 }
 
+int smt_uplinks(const smt_topology *t, const char *name)
+{
+    int32_t u = smt_find_unit(t, name);
+    return u < 0 ? -1 : t->u[u].uplinks;
+}
+
 int64_t smt_members_of(const smt_topology *t, const char *node, int64_t *count)
 {
     int64_t lo = 0, hi = t->nm;

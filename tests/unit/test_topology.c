@@ -16,6 +16,7 @@
  *                         without one must give no warning
  *   strict TEXT           (valid) in strict mode the levels fail with
  *                         SMP_ERR_INPUT and a message containing TEXT
+ *   uplinks NAME K        (valid) switch NAME has K uplinks (smt_uplinks)
  * Lines starting with '#' are comments.  Then the cases no file can hold:
  * NUL bytes, the limits, loading files that are not regular. */
 #include <dirent.h>
@@ -63,6 +64,18 @@ static void check_strict(const smt_topology *t, const smp_nodes *sn, const char 
     smp_levels_free(&lv);
 }
 
+/* "NAME K": switch NAME has K uplinks */
+static void check_uplinks(const smt_topology *t, const char *want, const char *path)
+{
+    char name[128];
+    int k;
+    if (sscanf(want, "%127s %d", name, &k) != 2)
+        fail_msg("%s: bad uplinks line '%s'", path, want);
+    if (!t || smt_uplinks(t, name) != k)
+        fail_msg("%s: switch %s has %d uplinks, expected %d", path, name,
+                 t ? smt_uplinks(t, name) : -2, k);
+}
+
 /* every expected warning is in the warnings, and none comes unexpected */
 static void check_warnings(const char *got, const char *const *want, int nwant, const char *path)
 {
@@ -88,7 +101,8 @@ static void run_case(const char *dir, const char *file, bool want_valid)
     char *text = slurp(path, &len), *expect = slurp(epath, &elen);
     const char *nodes = "n1", *kind = NULL, *source = NULL, *error = NULL, *name = NULL;
     const char *warn[8], *strict = NULL;
-    int nwarn = 0;
+    const char *up[8];
+    int nwarn = 0, nup = 0;
     char *warnings = NULL;
     char *levels[SMP_MAX_LEVELS + 1] = {0};
     int nlevels = 0;
@@ -114,6 +128,8 @@ static void run_case(const char *dir, const char *file, bool want_valid)
             warn[nwarn++] = sp + 1;
         else if (!strcmp(line, "strict"))
             strict = sp + 1;
+        else if (!strcmp(line, "uplinks") && nup < 8)
+            up[nup++] = sp + 1;
         else if (!strcmp(line, "level") && nlevels <= SMP_MAX_LEVELS) {
             char *names = strchr(sp + 1, ' ');
             if (!names || atoi(sp + 1) != nlevels)
@@ -148,6 +164,8 @@ static void run_case(const char *dir, const char *file, bool want_valid)
     }
     if (strict)
         check_strict(t, &sn, strict, path);
+    for (int i = 0; i < nup; i++)
+        check_uplinks(t, up[i], path);
     check_warnings(warnings, warn, nwarn, path);
     free(warnings);
     if (error) {

@@ -9,6 +9,7 @@
  * equivalent and merge silently; others are merged with one warning line
  * (t->notes), and strict mode refuses them with t->strict_msg.  Each
  * switch keeps its count of parents as uplinks. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,25 +141,41 @@ static bool merge_pass(struct merging *m)
     return changed;
 }
 
+static int cmp_by_set(const void *a, const void *b, void *ctx)
+{
+    int32_t *uf = ctx, x = *(const int32_t *)a, y = *(const int32_t *)b;
+    int32_t rx = uf_find(uf, x), ry = uf_find(uf, y);
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
 /* The merged sets whose members list different children, as "'a'+'b'"
- * into buf (up to its size). */
+ * into buf (up to its size); in O(n log n) for n units. */
 static void merged_sets(const struct merging *m, char *buf, size_t len)
 {
     const smt_topology *t = m->t;
-    size_t k = 0;
+    bool *differ = calloc((size_t)t->n, sizeof(bool));
+    int32_t *idx = malloc(sizeof(int32_t) * (size_t)t->n), k = 0;
     buf[0] = '\0';
-    for (int32_t r = 0; r < t->n && k + 1 < len; r++) {
-        if (m->uf[r] != r || m->rec_of[r] < 0)
-            continue;
-        bool differ = false;
-        for (int32_t u = r + 1; u < t->n && !differ; u++)
-            differ = m->uf[u] != u && uf_find(m->uf, u) == r &&
-                     !same_kids(&m->kids[m->rec_of[u]], &m->kids[m->rec_of[r]]);
-        for (int32_t u = r; differ && u < t->n && k + 1 < len; u++)
-            if (uf_find(m->uf, u) == r)
-                k += (size_t)snprintf(buf + k, len - k, "%s'%s'", u == r ? (k ? ", " : "") : "+",
-                                      t->u[u].name);
+    for (int32_t u = 0; differ && idx && u < t->n; u++) {
+        int32_t r = uf_find(m->uf, u);
+        if (r != u && !same_kids(&m->kids[m->rec_of[u]], &m->kids[m->rec_of[r]]))
+            differ[r] = true;
     }
+    for (int32_t u = 0; differ && idx && u < t->n; u++)
+        if (differ[uf_find(m->uf, u)])
+            idx[k++] = u;
+    if (k > 1)
+        qsort_r(idx, (size_t)k, sizeof(int32_t), cmp_by_set, m->uf);
+    size_t w = 0;
+    for (int32_t i = 0; i < k && w + 1 < len; i++) {
+        bool first = uf_find(m->uf, idx[i]) == idx[i];
+        w += (size_t)snprintf(buf + w, len - w, "%s'%s'", first ? (w ? ", " : "") : "+",
+                              t->u[idx[i]].name);
+    }
+    free(differ);
+    free(idx);
 }
 
 /* Each unit's parent after merging, its uplinks, and the warning line. */

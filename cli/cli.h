@@ -27,6 +27,7 @@ struct cli_opts {
     bool json;
     bool map;
     const char *topology;   /* --topology FILE|none */
+    bool topology_strict;   /* --topology-strict: refuse what is otherwise repaired */
     smp_levels_mode levels_mode; /* --levels-mode */
     int64_t job_ranks;         /* SLURM_NTASKS when --nodes/--slots came from the job */
     const char *job_ranks_var; /* the variable it came from (or SLURM_NPROCS) */

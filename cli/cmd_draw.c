@@ -126,7 +126,8 @@ static int parse_args(int argc, char **argv, struct draw_args *a)
         {"ranks", required_argument, NULL, 'n'},    {"algorithm", required_argument, NULL, 'a'},
         {"title", required_argument, NULL, 't'},    {"help", no_argument, NULL, 'h'},
         {"topology", required_argument, NULL, 'T'}, {"colour-by", required_argument, NULL, 'C'},
-        {"color-by", required_argument, NULL, 'C'}, {NULL, 0, NULL, 0},
+        {"color-by", required_argument, NULL, 'C'}, {"topology-strict", no_argument, NULL, 'X'},
+        {NULL, 0, NULL, 0},
     };
     struct cli_opts *o = &a->o;
     memset(a, 0, sizeof(*a));
@@ -141,6 +142,7 @@ static int parse_args(int argc, char **argv, struct draw_args *a)
         case 'S': o->slots = optarg; break;
         case 't': a->title = optarg; break;
         case 'T': o->topology = optarg; break;
+        case 'X': o->topology_strict = true; break;
         case 'C':
             if (strcmp(optarg, "node") && strcmp(optarg, "group"))
                 return usage_error("--colour-by: node or group, not", optarg);

@@ -63,9 +63,10 @@ static bool option_used(const char *cmd, const char *opt)
         const char *cmd, *opts;
     } used[] = {
         {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map topology "
-                 "levels-mode launcher output env "},
-        {"score", " hostfile ranks json map topology "},
-        {"compare", " nodes slots ranks sockets hostfiles json map topology levels-mode "},
+                 "topology-strict levels-mode launcher output env "},
+        {"score", " hostfile ranks json map topology topology-strict "},
+        {"compare", " nodes slots ranks sockets hostfiles json map topology topology-strict "
+                    "levels-mode "},
     };
     char key[40];
     snprintf(key, sizeof(key), " %s ", opt);
@@ -112,6 +113,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         {"topology", required_argument, NULL, 't'}, {"levels-mode", required_argument, NULL, 'M'},
         {"launcher", required_argument, NULL, 'L'}, {"output", required_argument, NULL, 'o'},
         {"env", no_argument, NULL, 'e'},           {"hostfiles", required_argument, NULL, 'D'},
+        {"topology-strict", no_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
@@ -144,6 +146,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
             break;
         case 'm': o->map = true; break;
         case 't': o->topology = optarg; break;
+        case 'X': o->topology_strict = true; break;
         case 'M':
             if (!smp_levels_mode_from_name(optarg, &o->levels_mode))
                 return usage_error(cmd, "--levels-mode: best, groups-first or nodes-first, not",

@@ -4,8 +4,10 @@
  * --topology FILE[:NAME] (topology.conf or topology.yaml), off with
  * --topology none, and inside an allocation without the option from Slurm
  * itself: `scontrol show topology` run without a shell (SLURM_TOPO_LEN
- * unset: it cuts lines), its output read by the topology library.  A topology the user
- * named must fit the nodes (exit 2 otherwise); Slurm's, taken unasked,
+ * unset: it cuts lines), its output read by the topology library.  What
+ * Slurm accepts but does not nest is repaired, one warning line each on
+ * stderr (--topology-strict refuses it).  A topology the user named must
+ * otherwise fit the nodes (exit 2 otherwise); Slurm's, taken unasked,
  * only warns and plans without levels when it does not. */
 #include <errno.h>
 #include <fcntl.h>
@@ -157,7 +159,18 @@ static void describe(const smp_levels *lv, char *buf, size_t len)
         snprintf(buf + k, len - (size_t)k, " groups)");
 }
 
-static int from_slurm(const smp_nodes *nodes, smp_levels *lv)
+/* Each warning line on stderr after prefix; frees them. */
+static void print_warnings(const char *prefix, char *warnings)
+{
+    for (char *line = warnings, *nl; line && *line; line = nl + 1) {
+        if (!(nl = strchr(line, '\n')))
+            break;
+        fprintf(stderr, "stencil-map: %swarning: %.*s\n", prefix, (int)(nl - line), line);
+    }
+    free(warnings);
+}
+
+static int from_slurm(const smp_nodes *nodes, bool strict, smp_levels *lv)
 {
     char *text, why[256];
     size_t len;
@@ -169,9 +182,11 @@ static int from_slurm(const smp_nodes *nodes, smp_levels *lv)
     smt_topology *t = NULL;
     smp_error err;
     smp_status s = smt_parse_printed(text, len, &t, &err);
+    char *warnings = NULL;
     free(text);
     if (!s)
-        s = smt_levels_for(t, nodes, lv, &err);
+        s = smt_levels_with(t, nodes, strict, lv, &warnings, &err);
+    print_warnings("inside an allocation: ", warnings);
     if (s) {
         fprintf(stderr, "stencil-map: inside an allocation: no network levels: %s\n", err.msg);
         smp_levels_free(lv);
@@ -197,14 +212,16 @@ int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *
         return 0;
     if (!o->topology) {
         if (getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID"))
-            return from_slurm(nodes, lv);
+            return from_slurm(nodes, o->topology_strict, lv);
         return 0;
     }
     smt_topology *t;
     smp_error err;
     smp_status s = smt_load(o->topology, &t, &err);
     if (!s) {
-        s = smt_levels_for(t, nodes, lv, &err);
+        char *warnings = NULL;
+        s = smt_levels_with(t, nodes, o->topology_strict, lv, &warnings, &err);
+        print_warnings("--topology: ", warnings);
         if (!s && !strcmp(smt_kind(t), "none")) /* topology.yaml's flat */
             fprintf(stderr, "stencil-map: --topology %s: a flat topology, no network levels: "
                             "planned as without a topology\n", o->topology);

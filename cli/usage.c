@@ -22,7 +22,10 @@ static const char topology_lines[] =
     "                  or topology.yaml syntax (FILE:NAME: the yaml's topology\n"
     "                  NAME, else its cluster_default); 'none': no levels\n"
     "                  (default: inside an allocation, Slurm's, from scontrol\n"
-    "                  show topology)\n";
+    "                  show topology); what Slurm accepts but does not nest is\n"
+    "                  repaired with a warning (several parents, rails, nodes in\n"
+    "                  no switch)\n"
+    "--topology-strict refuse those files instead (exit 2)\n";
 static const char levels_mode_lines[] =
     "--levels-mode M   how auto plans on the levels: best (default), groups-first,\n"
     "                  nodes-first\n";
@@ -40,8 +43,8 @@ static void plan_usage(FILE *out)
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--sockets COUNTS]\n"
           "                       [--socketfile FILE] [--profile DIR] [--topology FILE]\n"
-          "                       [--levels-mode M] [--launcher L] [--output FILE] [--env]\n"
-          "                       [--json] [--map]\n"
+          "                       [--topology-strict] [--levels-mode M] [--launcher L]\n"
+          "                       [--output FILE] [--env] [--json] [--map]\n"
           "\n"
           "Computes which node each rank runs on and prints a summary line; with\n"
           "network levels, one line per level with the edges between its groups.\n"
@@ -91,7 +94,7 @@ static void plan_usage(FILE *out)
 static void score_usage(FILE *out)
 {
     fputs("usage: stencil-map score SPEC --hostfile FILE [--ranks P] [--topology FILE]\n"
-          "                        [--json] [--map]\n"
+          "                        [--topology-strict] [--json] [--map]\n"
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "                        [--hostfile FILE] [--json]\n"
           "\n"
@@ -121,7 +124,7 @@ static void score_usage(FILE *out)
 static void compare_usage(FILE *out)
 {
     fputs("usage: stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
-          "                          [--sockets COUNTS] [--topology FILE]\n"
+          "                          [--sockets COUNTS] [--topology FILE] [--topology-strict]\n"
           "                          [--levels-mode M] [--hostfiles DIR] [--json] [--map]\n"
           "\n"
           "Puts every algorithm's J_sum and J_max side by side; when built with\n"
@@ -152,10 +155,12 @@ static void draw_usage(FILE *out)
 {
     fputs("usage: stencil-map draw SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] --svg OUT [--title TEXT]\n"
-          "                       [--topology FILE] [--colour-by node|group]\n"
+          "                       [--topology FILE] [--topology-strict]\n"
+          "                       [--colour-by node|group]\n"
           "       stencil-map draw SPEC --hostfile FILE [--nodes HOSTLIST --slots COUNTS]\n"
           "                       [--ranks P] --svg OUT [--title TEXT]\n"
-          "                       [--topology FILE] [--colour-by node|group]\n"
+          "                       [--topology FILE] [--topology-strict]\n"
+          "                       [--colour-by node|group]\n"
           "\n"
           "Draws a placement as an SVG picture beside Slurm's blocked layout on the\n"
           "same nodes: one cell per rank coloured by its node, heavy lines between\n"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
- * max_ranks=, bind=, objective=, effort=, learned_dir=, topology=, levels_mode=.  Anything
+ * max_ranks=, bind=, objective=, effort=, learned_dir=, topology=,
+ * topology_strict=, levels_mode=.  Anything
  * else is an error, so a typo is never ignored. */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,7 +13,7 @@
 
 #define KNOWN_KEYS \
     "default, algorithm, on_error, record_dir, max_ranks, bind, objective, effort, learned_dir, " \
-    "topology, levels_mode"
+    "topology, topology_strict, levels_mode"
 
 __attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
 {
@@ -70,7 +71,7 @@ static int parse_text(sm_policy *pol, const char *arg, size_t klen, const char *
 }
 
 /* The keys whose value is one of a few names: algorithm, on_error, bind,
- * objective, levels_mode.  0, -1 with msg, or NOT_MINE. */
+ * topology_strict, objective, levels_mode.  0, -1 with msg, or NOT_MINE. */
 static int parse_choice(sm_policy *pol, const char *arg, size_t klen, const char *val,
                         char *msg, size_t n)
 {
@@ -95,6 +96,11 @@ static int parse_choice(sm_policy *pol, const char *arg, size_t klen, const char
         else
             return fail(msg, n, "plugstack argument bind=%.100s: %s", val,
                         "must be 'none' or 'socket'");
+    } else if (KEY("topology_strict")) {
+        if (strcmp(val, "yes") && strcmp(val, "no"))
+            return fail(msg, n, "plugstack argument topology_strict=%.100s: %s", val,
+                        "must be 'yes' or 'no'");
+        pol->topology_strict = !strcmp(val, "yes");
     } else if (KEY("objective")) {
         if (!smp_objective_from_name(val, &pol->objective))
             return fail(msg, n, "plugstack argument objective=%.100s: %s", val,

@@ -34,6 +34,8 @@ typedef struct {
                                * do not say (a spec's wins); 0 = not given */
     sm_topology_source topology; /* topology=slurm|none|FILE */
     char topology_file[1024];    /* SM_TOPOLOGY_FILE: its absolute path */
+    bool topology_strict;        /* topology_strict=yes: refuse what is otherwise
+                                  * repaired with a warning */
     smp_levels_mode levels_mode; /* levels_mode=: how auto plans on the
                                   * levels (SMP_LEVELS_BEST, the default) */
     char learned_dir[1024];   /* learned_dir=DIR (absolute): the root of the

@@ -27,6 +27,15 @@ static smp_status from_slurm(sm_slurm_topology_fn slurm, smt_topology **t, char 
     return s;
 }
 
+/* What was repaired in the topology (topology_strict=no), one line each
+ * on srun's stderr, as the plugin's other warnings; frees them. */
+static void print_warnings(char *warnings)
+{
+    for (char *line = warnings, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
+        fprintf(stderr, "stencil-map: warning: %.*s\n", (int)(nl - line), line);
+    free(warnings);
+}
+
 smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
                           sm_slurm_topology_fn slurm, smp_levels *out, char *kind,
                           size_t kind_len, smp_error *err)
@@ -49,8 +58,10 @@ smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
     } else {
         s = from_slurm(slurm, &t, source, sizeof(source), err);
     }
+    char *warnings = NULL;
     if (!s && t)
-        s = smt_levels_for(t, nodes, out, err);
+        s = smt_levels_with(t, nodes, pol->topology_strict, out, &warnings, err);
+    print_warnings(warnings);
     if (!s && t && out->nlevels > 0)
         snprintf(kind, kind_len, "%s", smt_kind(t));
     if (!s)

@@ -22,8 +22,11 @@ typedef int (*sm_slurm_topology_fn)(char **text, char *plugin, size_t plugin_len
  * from, with or without levels: "slurm (topology/tree)", "file PATH",
  * "slurm (topology/flat)" when Slurm has none, "none" (topology=none or
  * no Slurm to ask); kind (kind_len bytes) gets
- * "topology/tree" or "topology/block" ("" without levels).  A topology
- * that cannot be read, is malformed, places a node twice or names none of
+ * "topology/tree" or "topology/block" ("" without levels).  What Slurm
+ * accepts but does not nest (a switch under parents listing different
+ * switches, a node under several leaves or in none) is repaired with a
+ * warning on stderr, or with topology_strict=yes refused.  A topology
+ * that cannot be read, is malformed or names none of
  * the step's nodes is an error (SMP_ERR_INPUT, or SMP_ERR_SYSTEM when
  * Slurm cannot be asked) naming the problem; out is freeable either way. */
 smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,

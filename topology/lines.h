@@ -51,8 +51,9 @@ struct smt_switch_rec {
     int line;
 };
 /* Links children to parents and leaves to their nodes; t's units are the
- * records' in order.  A switch listed under two parents is accepted only
- * when both list the same children (equal spines). */
+ * records' in order.  Parents that share a child are merged into one
+ * group (tree.c), with a warning in t->notes when they list different
+ * children. */
 smp_status smt_tree_build(smt_topology *t, struct smt_switch_rec *recs, int n, smp_error *err);
 /* The blocks of topology/block from another syntax (topology.yaml): units
  * 0 to n-1 of t are the base blocks in order, nodes[i] and lines[i] their

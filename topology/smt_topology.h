@@ -77,16 +77,29 @@ const char *smt_source(const smt_topology *t);
 /* The levels above the step's nodes: only the step's nodes count (a
  * topology normally names more).  Level 0 is each node's leaf switch or
  * base block, level k its ancestor k steps up (the top one when the chain
- * is shorter).  Errors (SMP_ERR_INPUT): a step node under two leaf
- * switches or two blocks, a step node the topology does not place, a
- * topology that names none of the step's nodes.  Levels where all step
- * nodes share one group, or that group them as the level below does, are
- * dropped; when more than SMP_MAX_LEVELS remain, the finest
- * SMP_MAX_LEVELS - 1 and the coarsest are kept (the leaf switches carry
- * the most traffic, the top split the most tapered links).  A topology
- * without units gives nlevels == 0.  out->source is smt_source(t). */
+ * is shorter).  What Slurm accepts is repaired, each with one warning
+ * line into *warnings (malloc'd lines ending in '\n', NULL when none;
+ * warnings may be NULL): a switch under several parents that list
+ * different children (the parents are merged, smt_tree_build), a step
+ * node under several leaf switches or blocks (rails: grouped with the
+ * nodes under the same set, the group named "l1+l2+..."), a step node in
+ * none (a group of its own, named after it).  With strict, each repair is
+ * an error (SMP_ERR_INPUT) instead.  Always an error: a topology that
+ * names none of the step's nodes.  Levels where all step nodes share one
+ * group, or that group them as the level below does, are dropped; when
+ * more than SMP_MAX_LEVELS remain, the finest SMP_MAX_LEVELS - 1 and the
+ * coarsest are kept (the leaf switches carry the most traffic, the top
+ * split the most tapered links).  A topology without units gives
+ * nlevels == 0.  out->source is smt_source(t). */
+smp_status smt_levels_with(const smt_topology *t, const smp_nodes *nodes, bool strict,
+                           smp_levels *out, char **warnings, smp_error *err);
+/* smt_levels_with, not strict, the warnings dropped. */
 smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_levels *out,
                           smp_error *err);
+/* How many switches list the switch named name as a child (its uplinks:
+ * k parents, k uplinks; 0 at the top), or -1 when there is no such
+ * switch.  Kept through the merging of parents above. */
+int smt_uplinks(const smt_topology *t, const char *name);
 void smt_free(smt_topology *t);
 
 #ifdef __cplusplus

@@ -4,6 +4,7 @@
  * checked and counted against the limits here, once for both parsers. */
 #define _GNU_SOURCE /* qsort_r */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ void smt_free(smt_topology *t)
     free(t->names);
     free(t->m);
     free(t->byname);
+    free(t->notes);
     free(t);
 }
 
@@ -205,6 +207,12 @@ smp_status smt_finish(smt_topology *t, smp_error *err)
     return SMP_OK;
 }
 
+int smt_uplinks(const smt_topology *t, const char *name)
+{
+    int32_t u = smt_find_unit(t, name);
+    return u < 0 ? -1 : t->u[u].uplinks;
+}
+
 int64_t smt_members_of(const smt_topology *t, const char *node, int64_t *count)
 {
     int64_t lo = 0, hi = t->nm;
@@ -220,4 +228,20 @@ int64_t smt_members_of(const smt_topology *t, const char *node, int64_t *count)
         end++;
     *count = end - lo;
     return lo;
+}
+
+void smt_note(char **notes, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    size_t old = *notes ? strlen(*notes) : 0, add = strlen(line);
+    char *grown = realloc(*notes, old + add + 2);
+    if (!grown)
+        return;
+    memcpy(grown + old, line, add);
+    memcpy(grown + old + add, "\n", 2);
+    *notes = grown;
 }

@@ -14,6 +14,7 @@ struct smt_unit {
     int32_t parent;  /* unit index, -1 at the top */
     bool leaf;       /* a leaf switch or a base block: its nodes are members */
     int line;        /* where it was defined, for messages */
+    int uplinks;     /* how many switches list it as a child (k parents, k uplinks) */
 };
 
 struct smt_member {
@@ -32,6 +33,8 @@ struct smt_topology {
     int64_t nnames, ncap;
     int32_t *byname;      /* unit indices sorted by name (smt_index_units) */
     bool yaml;            /* from topology.yaml: messages name its fields */
+    char *notes;          /* what was repaired, warning lines each ending in '\n' */
+    char strict_msg[512]; /* the first repair as the error strict mode gives */
 };
 
 /* The field that lists a switch's child switches, as messages name it. */
@@ -57,6 +60,9 @@ smp_status smt_finish(smt_topology *t, smp_error *err);
  * SMT_MAX_NAME characters.  Aggregated block names may also hold the
  * hostlist characters '[', ']', ',' (Slurm prints them so). */
 bool smt_name_ok(const char *s, size_t len, bool hostlist_chars);
+/* Appends one warning line (printf-style, no newline) to *notes; a
+ * failed allocation loses the line, never the levels. */
+void smt_note(char **notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The leaf units of node (a range of t->m), first index and count. */
 int64_t smt_members_of(const smt_topology *t, const char *node, int64_t *count);
 

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # stencil-map with network levels: --topology FILE on plan, compare, score
 # and draw (JSON keys, one line per level, exit 2 and a message naming the
-# file, line, switch or node for a bad topology), topology.yaml and its
+# file, line, switch or node for a bad topology; what Slurm accepts
+# repaired with a warning, refused with --topology-strict; a step inside
+# one leaf planned as without levels), topology.yaml and its
 # FILE:NAME planning as the same topology.conf does, --topology none, and
 # inside an allocation Slurm's topology through `scontrol show topology`
 # (a stand-in scontrol first in PATH prints what Slurm's would, and
@@ -106,10 +108,42 @@ run 2 bad-loop plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid
 has bad-loop err "$invalid/loop.conf:3: a loop in Switches= through switch 'b'"
 run 2 bad-unknown plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid/unknown-switch.conf"
 has bad-unknown err "unknown-switch.conf:2: switch 'top': Switches= names unknown switch 's1'"
-run 2 bad-node plan auto:2d:5pt --nodes 'n[1-9]' --slots 16 --topology "$three"
-has bad-node err "node n9 is in no switch"
-run 2 bad-two plan auto:2d:5pt --nodes 'n[1-3]' --slots 16 --topology "$invalid/two-leaves.conf"
-has bad-two err "node n2 is in both leaf switches 's0' and 's1'"
+# ---- what Slurm accepts: repaired with a warning, refused when strict ----
+run 0 fix-node plan auto:2d:5pt --nodes 'n[1-9]' --slots 16 --topology "$three"
+has fix-node err "--topology: warning: topology $three: node n9 is in no switch: a group of its own"
+has fix-node out "level 0 (5 groups, file $three)"
+run 2 strict-node plan auto:2d:5pt --nodes 'n[1-9]' --slots 16 --topology "$three" --topology-strict
+has strict-node err "node n9 is in no switch"
+run 0 fix-two plan auto:2d:5pt --nodes 'n[1-3]' --slots 16 --topology "$valid/two-leaves.conf"
+has fix-two err "warning: topology $valid/two-leaves.conf: node n2 is under 2 leaf switches (rails)"
+has fix-two out "level 0 (3 groups"
+run 2 strict-two plan auto:2d:5pt --nodes 'n[1-3]' --slots 16 --topology "$valid/two-leaves.conf" \
+    --topology-strict
+has strict-two err "node n2 is in both leaf switches 's0' and 's1'"
+run 0 fix-spines plan auto:2d:5pt --nodes 'a[1-4],b[1-4]' --slots 16 \
+    --topology "$valid/spines-cable-down.conf" --hostfile "$work/spines.hosts"
+has fix-spines err "warning: topology $valid/spines-cable-down.conf: switch 'leaf-a1' is under both 'spine-a1' and 'spine-a2'"
+has fix-spines out "level 1 (2 groups of groups, file $valid/spines-cable-down.conf)"
+check "$( [ "$(wc -l <"$work/spines.hosts")" -eq 128 ] && echo OK )" "a plan is made on the repaired file"
+run 2 strict-spines plan auto:2d:5pt --nodes 'a[1-4],b[1-4]' --slots 16 \
+    --topology "$valid/spines-cable-down.conf" --topology-strict
+has strict-spines err "spines-cable-down.conf:9: switch 'leaf-a1' is under both 'spine-a1' and 'spine-a2', which list different switches: the groups would not nest"
+run 0 fix-rails plan auto:2d:5pt --nodes 'n[1-8]' --slots 16 --topology "$valid/rails-four.conf"
+has fix-rails err "node n1 (and 7 more) is under 4 leaf switches (rails): grouped with the nodes under the same set"
+has fix-rails out "level 0 (2 groups"
+# a step inside one leaf plans byte-identical to no levels, whatever the
+# file's upper levels hold (merged spines here)
+for step in 'a[1-2]' 'a[3-4]'; do
+    run 0 one-leaf plan auto:2d:5pt --nodes "$step" --slots 16 \
+        --topology "$valid/spines-cable-down.conf" --hostfile "$work/one-leaf.hosts"
+    run 0 one-leaf-none plan auto:2d:5pt --nodes "$step" --slots 16 --topology none \
+        --hostfile "$work/one-leaf-none.hosts"
+    check_cmd "$step, inside one leaf: the same hostfile as without levels" \
+        cmp -s "$work/one-leaf.hosts" "$work/one-leaf-none.hosts"
+    equal "$step, inside one leaf: the same summary as without levels" \
+        "$(sed 's/ planned in .*//' "$work/one-leaf.out")" \
+        "$(sed 's/ planned in .*//' "$work/one-leaf-none.out")"
+done
 run 2 bad-none-named compare auto:2d:5pt --nodes 'x[1-4]' --slots 4 --topology "$three"
 has bad-none-named err "names none of the step's nodes (x1, ...)"
 run 2 bad-missing plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$work/nothere.conf"

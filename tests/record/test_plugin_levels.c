@@ -82,12 +82,17 @@ static int teardown(void **state)
     return system(cmd);
 }
 
+/* "topology_strict=yes" while the strict cases run, else NULL */
+static const char *strict_arg;
+
 static void policy(sm_policy *pol, const char *a, const char *b)
 {
     char arg[4200];
     snprintf(arg, sizeof(arg), "record_dir=%s", dir);
-    char *av[3] = {arg, NULL, NULL};
+    char *av[4] = {arg, NULL, NULL, NULL};
     int ac = 1;
+    if (strict_arg)
+        av[ac++] = (char *)strict_arg;
     if (a)
         av[ac++] = (char *)a;
     if (b)
@@ -440,10 +445,20 @@ static void test_bad_topologies(void **state)
         snprintf(arg, sizeof(arg), "topology=%s", p);
         expect_fails(arg, NULL, 0, "Permission denied");
     }
+    /* what Slurm accepts is repaired, and refused with topology_strict=yes */
+    strict_arg = "topology_strict=yes";
     p = write_file("twice.conf", "SwitchName=a Nodes=node[1-3]\nSwitchName=b Nodes=node[3-4]\n"
                                  "SwitchName=t Switches=a,b\n");
     snprintf(arg, sizeof(arg), "topology=%s", p);
     expect_fails(arg, NULL, 0, "node3 is in both");
+    p = write_file("partial.conf", "SwitchName=a Nodes=node[1-2]\nSwitchName=b Nodes=node3\n");
+    snprintf(arg, sizeof(arg), "topology=%s", p);
+    expect_fails(arg, NULL, 0, "node node4 is in no switch");
+    expect_fails(NULL,
+                 "SwitchName=a Level=0 LinkSpeed=1 Nodes=node[1-3]\n"
+                 "SwitchName=b Level=0 LinkSpeed=1 Nodes=node[3-4]\n",
+                 0, "node3 is in both");
+    strict_arg = NULL;
     p = write_file("loop.conf", "SwitchName=a Nodes=node[1-2]\nSwitchName=b Nodes=node[3-4]\n"
                                 "SwitchName=x Switches=a,y\nSwitchName=y Switches=b,x\n");
     snprintf(arg, sizeof(arg), "topology=%s", p);
@@ -451,17 +466,29 @@ static void test_bad_topologies(void **state)
     p = write_file("foreign.conf", "SwitchName=a Nodes=cn[1-2]\nSwitchName=b Nodes=cn[3-4]\n");
     snprintf(arg, sizeof(arg), "topology=%s", p);
     expect_fails(arg, NULL, 0, "names none of the step's nodes");
-    p = write_file("partial.conf", "SwitchName=a Nodes=node[1-2]\nSwitchName=b Nodes=node3\n");
-    snprintf(arg, sizeof(arg), "topology=%s", p);
-    expect_fails(arg, NULL, 0, "node node4 is in no switch");
     p = write_file("garbage.conf", "SwitchName=a Nodes=node[1-2\n");
     snprintf(arg, sizeof(arg), "topology=%s", p);
     expect_fails(arg, NULL, 0, "garbage.conf");
-    /* Slurm's own answer is checked the same way */
-    expect_fails(NULL,
-                 "SwitchName=a Level=0 LinkSpeed=1 Nodes=node[1-3]\n"
-                 "SwitchName=b Level=0 LinkSpeed=1 Nodes=node[3-4]\n",
-                 0, "node3 is in both");
+}
+
+/* Without topology_strict, a node under two leaves and one in none are
+ * repaired: the step is placed on three groups (a, a+b, node4). */
+static void test_repaired_topology(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    sm_step st;
+    char arg[4300];
+    char *p = write_file("repaired.conf", "SwitchName=a Nodes=node[1-3]\nSwitchName=b Nodes=node3\n");
+    snprintf(arg, sizeof(arg), "topology=%s", p);
+    policy(&pol, arg, NULL);
+    answer = NULL;
+    answer_fails = 0;
+    assert_int_equal(plan(&st, &pol, "auto:2d:5pt", fake_slurm, NULL, 0), 0);
+    assert_true(st.placed);
+    assert_int_equal(st.levels.nlevels, 1);
+    assert_int_equal(st.levels.ngroups[0], 3);
+    sm_step_release(&st);
 }
 
 int main(void)
@@ -472,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_block_and_file),
         cmocka_unit_test(test_without_levels),
         cmocka_unit_test(test_bad_topologies),
+        cmocka_unit_test(test_repaired_topology),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

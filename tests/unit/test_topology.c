@@ -10,8 +10,13 @@
  *   source S              smt_source() (and the levels' source)
  *   level L NAME...       the group name of each step node at level L;
  *                         the levels are exactly those listed
- *   error TEXT            parsing or smt_levels_for fails with SMP_ERR_INPUT
+ *   error TEXT            parsing or smt_levels_with fails with SMP_ERR_INPUT
  *                         and a message containing TEXT
+ *   warning TEXT          (valid) a warning line contains TEXT; a valid case
+ *                         without one must give no warning
+ *   strict TEXT           (valid) in strict mode the levels fail with
+ *                         SMP_ERR_INPUT and a message containing TEXT
+ *   uplinks NAME K        (valid) switch NAME has K uplinks (smt_uplinks)
  * Lines starting with '#' are comments.  Then the cases no file can hold:
  * NUL bytes, the limits, loading files that are not regular. */
 #include <dirent.h>
@@ -43,23 +48,85 @@ static const char *data_dir(void)
     return dir;
 }
 
-/* One case: parse, compute the levels, compare with the .expect file. */
-static void run_case(const char *dir, const char *file, bool want_valid)
+/* strict mode refuses the case with a message containing want */
+static void check_strict(const smt_topology *t, const smp_nodes *sn, const char *want,
+                         const char *path)
 {
-    char path[4096], epath[4200];
-    if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
-        fail_msg("%s/%s: path too long", dir, file);
-    snprintf(epath, sizeof(epath), "%s", path);
-    char *dot = strrchr(epath, '.');
-    strcpy(dot, ".expect");
-    bool printed = !strcmp(strrchr(file, '.'), ".printed");
-    bool yaml = !strcmp(strrchr(file, '.'), ".yaml");
-    size_t len, elen;
-    char *text = slurp(path, &len), *expect = slurp(epath, &elen);
-    const char *nodes = "n1", *kind = NULL, *source = NULL, *error = NULL, *name = NULL;
-    char *levels[SMP_MAX_LEVELS + 1] = {0};
-    int nlevels = 0;
-    for (char *save = NULL, *line = strtok_r(expect, "\n", &save); line;
+    smp_levels lv = {0};
+    smp_error err;
+    smp_error_clear(&err);
+    if (!t)
+        fail_msg("%s: strict: the file does not parse", path);
+    smp_status s = smt_levels_with(t, sn, true, &lv, NULL, &err);
+    if (s != SMP_ERR_INPUT || !strstr(err.msg, want))
+        fail_msg("%s: strict: status %d, message '%s'; expected an input error containing '%s'",
+                 path, s, err.msg, want);
+    smp_levels_free(&lv);
+}
+
+/* "NAME K": switch NAME has K uplinks */
+static void check_uplinks(const smt_topology *t, const char *want, const char *path)
+{
+    char name[128];
+    int k;
+    if (sscanf(want, "%127s %d", name, &k) != 2)
+        fail_msg("%s: bad uplinks line '%s'", path, want);
+    if (!t || smt_uplinks(t, name) != k)
+        fail_msg("%s: switch %s has %d uplinks, expected %d", path, name,
+                 t ? smt_uplinks(t, name) : -2, k);
+}
+
+/* every expected warning is in the warnings, and none comes unexpected */
+static void check_warnings(const char *got, const char *const *want, int nwant, const char *path)
+{
+    if (nwant == 0 && got)
+        fail_msg("%s: unexpected warning: %s", path, got);
+    for (int i = 0; i < nwant; i++)
+        if (!got || !strstr(got, want[i]))
+            fail_msg("%s: warnings '%s' lack '%s'", path, got ? got : "", want[i]);
+}
+
+/* What a .expect file says (its lines are kept in the text). */
+struct expect {
+    const char *nodes, *kind, *source, *error, *name, *strict;
+    const char *warn[8], *up[8];
+    char *levels[SMP_MAX_LEVELS + 1];
+    int nwarn, nup, nlevels;
+};
+
+/* One line of a .expect file, "KEY VALUE" split at sp, into e. */
+static void expect_line(struct expect *e, const char *key, char *val, const char *epath)
+{
+    if (!strcmp(key, "nodes"))
+        e->nodes = val;
+    else if (!strcmp(key, "kind"))
+        e->kind = val;
+    else if (!strcmp(key, "source"))
+        e->source = val;
+    else if (!strcmp(key, "error"))
+        e->error = val;
+    else if (!strcmp(key, "topology"))
+        e->name = val;
+    else if (!strcmp(key, "warning") && e->nwarn < 8)
+        e->warn[e->nwarn++] = val;
+    else if (!strcmp(key, "strict"))
+        e->strict = val;
+    else if (!strcmp(key, "uplinks") && e->nup < 8)
+        e->up[e->nup++] = val;
+    else if (!strcmp(key, "level") && e->nlevels <= SMP_MAX_LEVELS) {
+        char *names = strchr(val, ' ');
+        if (!names || atoi(val) != e->nlevels)
+            fail_msg("%s: levels listed in order, from 0: '%s'", epath, val);
+        e->levels[e->nlevels++] = names + 1;
+    } else
+        fail_msg("%s: bad line '%s'", epath, key);
+}
+
+static void parse_expect(char *text, const char *epath, struct expect *e)
+{
+    memset(e, 0, sizeof(*e));
+    e->nodes = "n1";
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save)) {
         if (line[0] == '#')
             continue;
@@ -67,74 +134,94 @@ static void run_case(const char *dir, const char *file, bool want_valid)
         if (!sp)
             fail_msg("%s: bad line '%s'", epath, line);
         *sp = '\0';
-        if (!strcmp(line, "nodes"))
-            nodes = sp + 1;
-        else if (!strcmp(line, "kind"))
-            kind = sp + 1;
-        else if (!strcmp(line, "source"))
-            source = sp + 1;
-        else if (!strcmp(line, "error"))
-            error = sp + 1;
-        else if (!strcmp(line, "topology"))
-            name = sp + 1;
-        else if (!strcmp(line, "level") && nlevels <= SMP_MAX_LEVELS) {
-            char *names = strchr(sp + 1, ' ');
-            if (!names || atoi(sp + 1) != nlevels)
-                fail_msg("%s: levels listed in order, from 0: '%s'", epath, sp + 1);
-            levels[nlevels++] = names + 1;
-        }
-        else
-            fail_msg("%s: bad line '%s'", epath, line);
+        expect_line(e, line, sp + 1, epath);
     }
-    if (want_valid != (error == NULL))
+}
+
+/* The levels got are those expected, group name by group name. */
+static void check_levels(const smt_topology *t, const smp_levels *lv, const smp_nodes *sn,
+                         const struct expect *e, const char *path)
+{
+    if (lv->nlevels != e->nlevels)
+        fail_msg("%s: %d levels, expected %d", path, lv->nlevels, e->nlevels);
+    assert_int_equal(lv->nnodes, sn->count);
+    assert_string_equal(lv->source, smt_source(t));
+    smp_error cerr;
+    if (smp_levels_check(lv, sn->count, &cerr))
+        fail_msg("%s: levels do not nest: %s", path, cerr.msg);
+    for (int l = 0; l < e->nlevels; l++) {
+        char got[4096] = "";
+        for (int v = 0; v < sn->count; v++) {
+            int32_t g = lv->group_of_node[l][v];
+            strncat(got, v ? " " : "", sizeof(got) - strlen(got) - 1);
+            strncat(got, lv->group_names[l][g], sizeof(got) - strlen(got) - 1);
+        }
+        if (strcmp(got, e->levels[l]))
+            fail_msg("%s: level %d is '%s', expected '%s'", path, l, got, e->levels[l]);
+    }
+}
+
+/* Parses the file by its extension; its kind and source as expected. */
+static smp_status parse_case(const char *path, const char *text, size_t len,
+                             const struct expect *e, smt_topology **t, smp_error *err)
+{
+    const char *ext = strrchr(path, '.');
+    bool printed = !strcmp(ext, ".printed"), yaml = !strcmp(ext, ".yaml");
+    if (!printed && smt_is_yaml(text, len) != yaml)
+        fail_msg("%s: smt_is_yaml says %d", path, !yaml);
+    smp_status s = printed ? smt_parse_printed(text, len, t, err)
+                   : yaml  ? smt_parse_yaml(text, len, path, e->name, t, err)
+                           : smt_parse_conf(text, len, path, t, err);
+    if (!s && e->kind && strcmp(smt_kind(*t), e->kind))
+        fail_msg("%s: kind %s, expected %s", path, smt_kind(*t), e->kind);
+    if (!s && e->source && strcmp(smt_source(*t), e->source))
+        fail_msg("%s: source %s, expected %s", path, smt_source(*t), e->source);
+    return s;
+}
+
+/* One case: parse, compute the levels, compare with the .expect file. */
+static void run_case(const char *dir, const char *file, bool want_valid)
+{
+    char path[4096], epath[4200];
+    if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+        fail_msg("%s/%s: path too long", dir, file);
+    snprintf(epath, sizeof(epath), "%s", path);
+    strcpy(strrchr(epath, '.'), ".expect");
+    size_t len, elen;
+    char *text = slurp(path, &len), *expect = slurp(epath, &elen), *warnings = NULL;
+    struct expect e;
+    parse_expect(expect, epath, &e);
+    if (want_valid != (e.error == NULL))
         fail_msg("%s: a case in %s must %s an error line", epath, want_valid ? "valid" : "invalid",
                  want_valid ? "not have" : "have");
     smp_error err;
     smp_error_clear(&err);
     smt_topology *t = NULL;
-    if (!printed && smt_is_yaml(text, len) != yaml)
-        fail_msg("%s: smt_is_yaml says %d", path, !yaml);
-    smp_status s = printed ? smt_parse_printed(text, len, &t, &err)
-                   : yaml  ? smt_parse_yaml(text, len, path, name, &t, &err)
-                           : smt_parse_conf(text, len, path, &t, &err);
+    smp_status s = parse_case(path, text, len, &e, &t, &err);
     smp_levels lv = {0};
     smp_nodes sn = {0};
     if (!s) {
-        assert_non_null(t);
-        if (kind && strcmp(smt_kind(t), kind))
-            fail_msg("%s: kind %s, expected %s", path, smt_kind(t), kind);
-        if (source && strcmp(smt_source(t), source))
-            fail_msg("%s: source %s, expected %s", path, smt_source(t), source);
-        if (smp_nodes_parse(&sn, nodes, "1", &err))
-            fail_msg("%s: nodes %s: %s", epath, nodes, err.msg);
-        s = smt_levels_for(t, &sn, &lv, &err);
+        if (smp_nodes_parse(&sn, e.nodes, "1", &err))
+            fail_msg("%s: nodes %s: %s", epath, e.nodes, err.msg);
+        s = smt_levels_with(t, &sn, false, &lv, &warnings, &err);
     }
-    if (error) {
-        if (s != SMP_ERR_INPUT || !strstr(err.msg, error))
+    if (e.strict)
+        check_strict(t, &sn, e.strict, path);
+    for (int i = 0; i < e.nup; i++)
+        check_uplinks(t, e.up[i], path);
+    check_warnings(warnings, e.warn, e.nwarn, path);
+    free(warnings);
+    if (e.error) {
+        if (s != SMP_ERR_INPUT || !strstr(err.msg, e.error))
             fail_msg("%s: status %d, message '%s'; expected an input error containing '%s'", path,
-                     s, err.msg, error);
-        if (!printed && !strstr(err.msg, path) && !strstr(err.msg, "topology "))
+                     s, err.msg, e.error);
+        if (strcmp(strrchr(file, '.'), ".printed") && !strstr(err.msg, path) &&
+            !strstr(err.msg, "topology "))
             fail_msg("%s: the message '%s' does not name the file", path, err.msg);
+    } else if (s) {
+        fail_msg("%s: %s", path, err.msg);
     } else {
-        if (s)
-            fail_msg("%s: %s", path, err.msg);
-        if (lv.nlevels != nlevels)
-            fail_msg("%s: %d levels, expected %d", path, lv.nlevels, nlevels);
-        assert_int_equal(lv.nnodes, sn.count);
-        assert_string_equal(lv.source, smt_source(t));
-        smp_error cerr;
-        if (smp_levels_check(&lv, sn.count, &cerr))
-            fail_msg("%s: levels do not nest: %s", path, cerr.msg);
-        for (int l = 0; l < nlevels; l++) {
-            char got[4096] = "";
-            for (int v = 0; v < sn.count; v++) {
-                int32_t g = lv.group_of_node[l][v];
-                strncat(got, v ? " " : "", sizeof(got) - strlen(got) - 1);
-                strncat(got, lv.group_names[l][g], sizeof(got) - strlen(got) - 1);
-            }
-            if (strcmp(got, levels[l]))
-                fail_msg("%s: level %d is '%s', expected '%s'", path, l, got, levels[l]);
-        }
+        check_levels(t, &lv, &sn, &e, path);
     }
     smp_levels_free(&lv);
     smp_nodes_free(&sn);

@@ -204,6 +204,26 @@ t_none() { # SPEC
     echo "no levels: summary, placement and record as without a topology"
 }
 
+# a topology Slurm accepts that does not nest (a node under two leaf
+# switches, a node in no switch): repaired, not refused, unless
+# topology_strict=yes; srun warns naming what it repaired and places the
+# step on the levels it kept
+t_repaired() { # WANT_REGEX PLUGSTACK_ARGS...
+    local want=$1
+    shift
+    plugstack "$@"
+    as salloc -N4 -n32 srun --stencil-map=auto:2d:5pt "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    grep -qE "^stencil-map: warning: .*$want" err || { fail "no warning naming '$want'"; return 1; }
+    if grep -q 'launching WITHOUT stencil placement' err; then fail "launched blocked"; return 1; fi
+    grep -q "^stencil-map: .*between switches" err ||
+        { fail "srun's line has no figures between switches"; return 1; }
+    [ "$(awk '/^[0-9]+ / { n++ } END { print n + 0 }' out)" -eq 32 ] ||
+        { fail "not every task ran"; return 1; }
+    echo "repaired: warned naming '$want', placed on the levels kept"
+}
+
 # a bad topology: srun fails naming it and no task starts; under
 # on_error=blocked the step runs blocked, loudly, with a record saying why
 t_bad() { # WANT_REGEX PLUGSTACK_ARGS...
@@ -329,8 +349,10 @@ plugstack levels_mode=groups-first
 run_test tree-levels-mode t_mode auto:2d:5pt groups-first
 plugstack topology=none
 run_test tree-topology-none t_none auto:2d:5pt
-run_test bad-node-twice t_bad 'node3 is in both' "topology=$WORK/twice.conf"
-run_test bad-node-missing t_bad 'node4 is in no switch' "topology=$WORK/partial.conf"
+run_test repaired-node-twice t_repaired 'node3 is under 2 leaf switches' "topology=$WORK/twice.conf"
+run_test repaired-node-missing t_repaired 'node4 is in no switch' "topology=$WORK/partial.conf"
+run_test strict-node-twice t_bad 'node3 is in both' "topology=$WORK/twice.conf" topology_strict=yes
+run_test strict-node-missing t_bad 'node4 is in no switch' "topology=$WORK/partial.conf" topology_strict=yes
 run_test bad-loop t_bad 'loop' "topology=$WORK/loop.conf"
 run_test bad-foreign t_bad "names none of the step's nodes" "topology=$WORK/foreign.conf"
 run_test bad-unreadable t_bad 'secret.conf.*Permission denied' "topology=$WORK/secret.conf"

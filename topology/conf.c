@@ -75,7 +75,7 @@ static smp_status switch_line(struct conf_state *c, const struct smt_line *l, sm
         return s;
     const char *name = l->p[0].value, *nodes = smt_value(l, 1, "Nodes"),
                *switches = smt_value(l, 1, "Switches"), *speed = smt_value(l, 1, "LinkSpeed");
-    uint32_t v;
+    uint32_t v = 0;
     if (speed && !smt_parse_u32(speed, &v))
         return smp_error_set(err, SMP_ERR_INPUT, "%s:%d: switch '%s': LinkSpeed '%.40s' is not "
                              "an unsigned 32-bit number", t->source, l->number, name, speed);
@@ -90,6 +90,7 @@ static smp_status switch_line(struct conf_state *c, const struct smt_line *l, sm
     int32_t u = smt_add_unit(t, name, strlen(name), nodes != NULL, l->number, err);
     if (u < 0)
         return err->status;
+    t->u[u].link_speed = v;
     if (c->nsw == c->swcap) {
         int cap = c->swcap ? 2 * c->swcap : 64;
         struct smt_switch_rec *r = realloc(c->sw, sizeof(*r) * (size_t)cap);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A site's topology file: read whole (a regular file of at most
  * SMT_MAX_BYTES, never a FIFO or device that could hang or feed without
- * end), then parsed as topology.yaml or topology.conf, told by content.
+ * end), then parsed as topology.yaml, saved `scontrol show topology`
+ * output or topology.conf, told by content.
  * Apart from the model and the parsers so that they never call back up
  * into file reading. */
 #include <errno.h>
@@ -17,6 +18,20 @@
 static smp_status parse(const char *text, size_t len, const char *path, const char *name,
                         smt_topology **out, smp_error *err)
 {
+    enum smt_printed printed = smt_printed_form(text, len);
+    if (printed == SMT_PRINTED_NOTHING)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "topology '%.200s': saved `scontrol show topology` says \"No topology "
+                             "information available\": the cluster runs no topology plugin (or "
+                             "topology/flat), so there are no network levels; plan with "
+                             "--topology none", path);
+    if (printed == SMT_PRINTED_LINES && name)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "topology '%.200s:%.80s': ':%.80s' picks one of a topology.yaml's "
+                             "topologies, and %.200s is saved `scontrol show topology` output",
+                             path, name, name, path);
+    if (printed == SMT_PRINTED_LINES)
+        return smt_parse_printed_from(text, len, path, out, err);
     if (smt_is_yaml(text, len))
         return smt_parse_yaml(text, len, path, name, out, err);
     if (name)

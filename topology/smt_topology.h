@@ -57,8 +57,10 @@ smp_status smt_parse_yaml(const char *text, size_t len, const char *source, cons
 bool smt_is_yaml(const char *text, size_t len);
 /* A topology file named by the user: "FILE" or "FILE:NAME" (NAME picks
  * one of a topology.yaml's topologies; a FILE whose whole name holds a
- * ':' is read as it is).  Read as smt_load_conf reads, then parsed as
- * topology.yaml or topology.conf by content. */
+ * ':' is read as it is).  Read as smt_load_conf reads, then parsed by
+ * content: saved `scontrol show topology` output (smt_printed_form; its
+ * "No topology information available" is an error that says so),
+ * topology.yaml, else topology.conf. */
 smp_status smt_load(const char *arg, smt_topology **out, smp_error *err);
 /* What `scontrol show topology` (slurm_print_topo_info_msg) prints, every
  * release from 22.05 to 26.05: tree lines "SwitchName=%s Level=%u
@@ -70,6 +72,18 @@ smp_status smt_load(const char *arg, smt_topology **out, smp_error *err);
  * (Slurm logs it on stderr), give a topology without units: no levels.
  * Any other line is an error (e.g. 26.05's ring or torus3d). */
 smp_status smt_parse_printed(const char *text, size_t len, smt_topology **out, smp_error *err);
+/* smt_parse_printed, for that text saved to a file: messages and
+ * smt_source() name saved (the file's path), not "scontrol show
+ * topology".  NULL for saved is smt_parse_printed. */
+smp_status smt_parse_printed_from(const char *text, size_t len, const char *saved,
+                                  smt_topology **out, smp_error *err);
+/* What a file's first line that is not blank says it holds: lines of
+ * `scontrol show topology` ("SwitchName=.. Level=..", "BlockName=..
+ * BlockIndex=..", "AggregatedBlock=.. BlockIndex=.."), its "No topology
+ * information available" (the cluster runs no topology plugin), or
+ * neither (topology.conf or topology.yaml). */
+enum smt_printed { SMT_PRINTED_NOT = 0, SMT_PRINTED_LINES, SMT_PRINTED_NOTHING };
+enum smt_printed smt_printed_form(const char *text, size_t len);
 /* "topology/tree", "topology/block", or "none" for a topology without
  * units; and the source given to the parser. */
 const char *smt_kind(const smt_topology *t);
@@ -100,6 +114,10 @@ smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_lev
  * k parents, k uplinks; 0 at the top), or -1 when there is no such
  * switch.  Kept through the merging of parents above. */
 int smt_uplinks(const smt_topology *t, const char *name);
+/* The LinkSpeed= given for the switch named name (topology.conf's, or
+ * what scontrol printed: Slurm keeps it as a number without a unit, 0
+ * when not set), or -1 when there is no such switch. */
+int64_t smt_link_speed(const smt_topology *t, const char *name);
 void smt_free(smt_topology *t);
 
 #ifdef __cplusplus

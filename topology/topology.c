@@ -49,7 +49,7 @@ const char *smt_source(const smt_topology *t)
 
 bool smt_name_ok(const char *s, size_t len, bool hostlist_chars)
 {
-    if (len < 1 || len > SMT_MAX_NAME)
+    if (len < 1 || len > (hostlist_chars ? SMT_MAX_AGGREGATED_NAME : SMT_MAX_NAME))
         return false;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -211,6 +211,12 @@ int smt_uplinks(const smt_topology *t, const char *name)
 {
     int32_t u = smt_find_unit(t, name);
     return u < 0 ? -1 : t->u[u].uplinks;
+}
+
+int64_t smt_link_speed(const smt_topology *t, const char *name)
+{
+    int32_t u = smt_find_unit(t, name);
+    return u < 0 ? -1 : (int64_t)t->u[u].link_speed;
 }
 
 int64_t smt_members_of(const smt_topology *t, const char *node, int64_t *count)

@@ -15,6 +15,7 @@ struct smt_unit {
     bool leaf;       /* a leaf switch or a base block: its nodes are members */
     int line;        /* where it was defined, for messages */
     int uplinks;     /* how many switches list it as a child (k parents, k uplinks) */
+    uint32_t link_speed; /* LinkSpeed= as given (no unit), 0 when not given */
 };
 
 struct smt_member {
@@ -58,7 +59,10 @@ smp_status smt_add_members(smt_topology *t, int32_t u, const char *hostlist, con
 smp_status smt_finish(smt_topology *t, smp_error *err);
 /* Switch and block names: letters, digits, '-', '_', '.'; 1 to
  * SMT_MAX_NAME characters.  Aggregated block names may also hold the
- * hostlist characters '[', ']', ',' (Slurm prints them so). */
+ * hostlist characters '[', ']', ',' (Slurm prints them so), and be longer:
+ * up to SMT_MAX_AGGREGATED_NAME (the base blocks' names joined, e.g. two
+ * UUIDs that no range folds). */
+#define SMT_MAX_AGGREGATED_NAME 4096
 bool smt_name_ok(const char *s, size_t len, bool hostlist_chars);
 /* Appends one warning line (printf-style, no newline) to *notes; a
  * failed allocation loses the line, never the levels. */

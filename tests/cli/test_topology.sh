@@ -152,10 +152,10 @@ run 2 bad-dir score auto:2d:5pt --hostfile "$work/blocked-plain" --topology "$wo
 has bad-dir err "not a regular file"
 
 # ---- topology.yaml: the same plan as the same network in topology.conf ---
-same_plan() { # same_plan NAME NODES CONF YAML: byte-identical hostfiles
+same_plan() { # same_plan NAME NODES CONF OTHER: byte-identical hostfiles from two forms
     run 0 "$1-conf" plan auto:2d:5pt --nodes "$2" --slots 16 --topology "$3" --hostfile "$work/$1.conf.hosts"
     run 0 "$1-yaml" plan auto:2d:5pt --nodes "$2" --slots 16 --topology "$4" --hostfile "$work/$1.yaml.hosts"
-    check_cmd "$1: topology.yaml plans as topology.conf (the same hostfile)" \
+    check_cmd "$1: $(basename "$4") plans as $(basename "$3") (the same hostfile)" \
         cmp -s "$work/$1.conf.hosts" "$work/$1.yaml.hosts"
 }
 same_plan yaml-tree "$nodes" "$three" "$valid/yaml-tree.yaml"
@@ -182,6 +182,30 @@ run 2 yaml-bad plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid
 has yaml-bad err "yaml-unknown-key.yaml:4: topology 't': tree: unknown key 'switchs' (switches)"
 run 2 yaml-name-on-conf plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three:fabric"
 has yaml-name-on-conf err "is in topology.conf syntax"
+
+# saved `scontrol show topology` output, told by content: plans as the
+# topology.conf it was printed from, each release's form
+cat >"$work/from-2205.conf" <<'EOF'
+SwitchName=ibleaf01 LinkSpeed=100 Nodes=cn[001-004]
+SwitchName=ibleaf02 LinkSpeed=100 Nodes=cn[005-008]
+SwitchName=ibleaf03 LinkSpeed=100 Nodes=cn[009-012]
+SwitchName=ibleaf04 LinkSpeed=100 Nodes=cn[013-016]
+SwitchName=ibspine01 LinkSpeed=200 Switches=ibleaf[01-02]
+SwitchName=ibspine02 LinkSpeed=200 Switches=ibleaf[03-04]
+SwitchName=ibcore LinkSpeed=400 Switches=ibspine[01-02]
+EOF
+same_plan saved-2205 'cn[001-016]' "$work/from-2205.conf" "$valid/saved-2205-tree.saved"
+has saved-2205-yaml out "level 1 (2 groups of groups, file $valid/saved-2205-tree.saved)"
+printf 'BlockName=nvl72-%02d Nodes=gb200-[%03d-%03d]\n' 1 1 18 2 19 36 3 37 54 4 55 72 >"$work/nvl.conf"
+echo 'BlockSizes=18,36,72' >>"$work/nvl.conf"
+same_plan saved-2411 'gb200-[010-045]' "$work/nvl.conf" "$valid/saved-2411-block.saved"
+run 2 saved-none plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid/saved-none.saved"
+has saved-none err 'says "No topology information available": the cluster runs no topology plugin'
+run 2 saved-other plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid/saved-other-line.saved"
+has saved-other err "saved-other-line.saved:3: not a line of topology/tree or topology/block"
+run 2 saved-name plan auto:2d:5pt --nodes 'cn[001-016]' --slots 16 \
+    --topology "$valid/saved-2205-tree.saved:fabric"
+has saved-name err 'is saved `scontrol show topology` output'
 
 # ---- compare and score ---------------------------------------------------
 run 0 compare compare auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$three"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: any bytes as a topology.  The first byte picks the
  * parser ('c': topology.conf, 'y': topology.yaml's default topology, 'Y':
- * its topology named "b", anything else: scontrol's output), the first
+ * its topology named "b", 's': scontrol's output saved to a file,
+ * anything else: scontrol's output), the first
  * line is the step's node list, the rest the topology text.  A topology
  * that parses gives levels for the step that must nest and be in range,
  * and a small grid is planned on them: every node keeps its share.
@@ -59,7 +60,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     smt_topology *t = NULL;
     smp_error err = {0};
     (void)smt_is_yaml(text, len); /* any bytes: never reads past len */
-    smp_status s = conf   ? smt_parse_conf(text, len, "fuzz.conf", &t, &err)
+    (void)smt_printed_form(text, len);
+    smp_status s = conf              ? smt_parse_conf(text, len, "fuzz.conf", &t, &err)
+                   : data[0] == 's' ? smt_parse_printed_from(text, len, "fuzz.saved", &t, &err)
                    : yaml ? smt_parse_yaml(text, len, "fuzz.yaml", data[0] == 'Y' ? "b" : NULL,
                                            &t, &err)
                           : smt_parse_printed(text, len, &t, &err);

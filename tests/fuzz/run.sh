@@ -51,6 +51,10 @@ for h in spec hostlist plan topology; do
         for f in "$top"/tests/unit/topology/*/*.printed; do
             i=$((i + 1))
             { printf 'pn[1-8],n[01-16]\n'; cat "$f"; } >"$corpus/seed-$i"
+        done
+        for f in "$top"/tests/unit/topology/*/*.saved; do
+            i=$((i + 1))
+            { printf 'scn[001-016],hpc-[1-12],dgx[01-08],gb200-[001-072]\n'; cat "$f"; } >"$corpus/seed-$i"
         done ;;
     plan) # node list, slots, "TASKS ALGORITHM", then a spec
         i=0

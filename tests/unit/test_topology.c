@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The topology parsers and smt_levels_for, driven by data: every file in
  * tests/unit/topology/valid and .../invalid (NAME.conf for topology.conf,
- * NAME.yaml for topology.yaml, NAME.printed for scontrol's output) has a
- * NAME.expect beside it:
+ * NAME.yaml for topology.yaml, NAME.printed for scontrol's output, and
+ * NAME.saved for that output saved to a file, read through smt_load and
+ * told by content) has a NAME.expect beside it:
  *   nodes HOSTLIST        the step's nodes (default n1)
  *   topology NAME         the topology.yaml topology read (default: the
  *                         cluster's default)
@@ -17,6 +18,7 @@
  *   strict TEXT           (valid) in strict mode the levels fail with
  *                         SMP_ERR_INPUT and a message containing TEXT
  *   uplinks NAME K        (valid) switch NAME has K uplinks (smt_uplinks)
+ *   speed NAME N          (valid) switch NAME has LinkSpeed N (smt_link_speed)
  * Lines starting with '#' are comments.  Then the cases no file can hold:
  * NUL bytes, the limits, loading files that are not regular. */
 #include <dirent.h>
@@ -76,6 +78,18 @@ static void check_uplinks(const smt_topology *t, const char *want, const char *p
                  t ? smt_uplinks(t, name) : -2, k);
 }
 
+/* "NAME N": switch NAME has LinkSpeed N */
+static void check_speed(const smt_topology *t, const char *want, const char *path)
+{
+    char name[128];
+    long long n;
+    if (sscanf(want, "%127s %lld", name, &n) != 2)
+        fail_msg("%s: bad speed line '%s'", path, want);
+    if (!t || smt_link_speed(t, name) != n)
+        fail_msg("%s: switch %s has LinkSpeed %lld, expected %lld", path, name,
+                 t ? (long long)smt_link_speed(t, name) : -2LL, n);
+}
+
 /* every expected warning is in the warnings, and none comes unexpected */
 static void check_warnings(const char *got, const char *const *want, int nwant, const char *path)
 {
@@ -89,9 +103,9 @@ static void check_warnings(const char *got, const char *const *want, int nwant, 
 /* What a .expect file says (its lines are kept in the text). */
 struct expect {
     const char *nodes, *kind, *source, *error, *name, *strict;
-    const char *warn[8], *up[8];
+    const char *warn[8], *up[8], *speed[8];
     char *levels[SMP_MAX_LEVELS + 1];
-    int nwarn, nup, nlevels;
+    int nwarn, nup, nspeed, nlevels;
 };
 
 /* One line of a .expect file, "KEY VALUE" split at sp, into e. */
@@ -113,6 +127,8 @@ static void expect_line(struct expect *e, const char *key, char *val, const char
         e->strict = val;
     else if (!strcmp(key, "uplinks") && e->nup < 8)
         e->up[e->nup++] = val;
+    else if (!strcmp(key, "speed") && e->nspeed < 8)
+        e->speed[e->nspeed++] = val;
     else if (!strcmp(key, "level") && e->nlevels <= SMP_MAX_LEVELS) {
         char *names = strchr(val, ' ');
         if (!names || atoi(val) != e->nlevels)
@@ -166,10 +182,14 @@ static smp_status parse_case(const char *path, const char *text, size_t len,
                              const struct expect *e, smt_topology **t, smp_error *err)
 {
     const char *ext = strrchr(path, '.');
-    bool printed = !strcmp(ext, ".printed"), yaml = !strcmp(ext, ".yaml");
-    if (!printed && smt_is_yaml(text, len) != yaml)
+    bool printed = !strcmp(ext, ".printed"), yaml = !strcmp(ext, ".yaml"),
+         saved = !strcmp(ext, ".saved");
+    if (!printed && !saved && smt_is_yaml(text, len) != yaml)
         fail_msg("%s: smt_is_yaml says %d", path, !yaml);
-    smp_status s = printed ? smt_parse_printed(text, len, t, err)
+    if (!printed && (smt_printed_form(text, len) != SMT_PRINTED_NOT) != saved)
+        fail_msg("%s: smt_printed_form says %d", path, smt_printed_form(text, len));
+    smp_status s = saved     ? smt_load(path, t, err)
+                   : printed ? smt_parse_printed(text, len, t, err)
                    : yaml  ? smt_parse_yaml(text, len, path, e->name, t, err)
                            : smt_parse_conf(text, len, path, t, err);
     if (!s && e->kind && strcmp(smt_kind(*t), e->kind))
@@ -209,6 +229,8 @@ static void run_case(const char *dir, const char *file, bool want_valid)
         check_strict(t, &sn, e.strict, path);
     for (int i = 0; i < e.nup; i++)
         check_uplinks(t, e.up[i], path);
+    for (int i = 0; i < e.nspeed; i++)
+        check_speed(t, e.speed[i], path);
     check_warnings(warnings, e.warn, e.nwarn, path);
     free(warnings);
     if (e.error) {
@@ -241,7 +263,8 @@ static int walk(const char *sub, bool valid)
     struct dirent *e;
     while ((e = readdir(d))) {
         const char *ext = strrchr(e->d_name, '.');
-        if (!ext || (strcmp(ext, ".conf") && strcmp(ext, ".printed") && strcmp(ext, ".yaml")))
+        if (!ext || (strcmp(ext, ".conf") && strcmp(ext, ".printed") && strcmp(ext, ".yaml") &&
+                     strcmp(ext, ".saved")))
             continue;
         run_case(dir, e->d_name, valid);
         n++;

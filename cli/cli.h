@@ -64,6 +64,22 @@ smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm 
  * inside an allocation Slurm's (scontrol show topology), said on stderr.
  * Non-zero: the exit code (a bad --topology file: 2). */
 int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv);
+/* What the topology behind cli_levels_of said beyond the groups: the
+ * repairs' warning lines (NULL when none), and per level the switches
+ * that name the step's groups with their uplinks (parents listing them)
+ * and LinkSpeed= (0: not given); NULL for a level without switches. */
+struct cli_level_links {
+    int switches, up_min, up_max;
+    int64_t speed_min, speed_max;
+};
+const char *cli_topology_warnings(void);
+const struct cli_level_links *cli_level_links(int level);
+/* plan's lines for them: one per level with switches, one per repair
+ * (when lv has levels: a step they do not split is summed up as without). */
+void cli_topology_print(FILE *out, const smp_levels *lv);
+/* "topology_warnings": [lines] into obj, and "links" into each element
+ * of levels (cli_levels_json's array; may be NULL). */
+void cli_topology_json(json_t *obj, json_t *levels);
 /* One summary line per level: pl's inter-group figures (and blocked's). */
 void cli_levels_print(const smp_placement *pl, const smp_placement *blocked, const smp_levels *lv,
                       bool weighted);

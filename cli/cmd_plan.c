@@ -92,10 +92,14 @@ static void plan_print_json(const struct cli_instance *in, const struct plan_res
                                       "j_socket_max", (json_int_t)r->naive.j_max));
     }
     if (in->levels.nlevels > 0) {
-        json_object_set_new(j, "levels", cli_levels_json(pl, blk, &in->levels,
-                                                         smp_stencil_weighted(&in->spec.stencil)));
+        json_t *levels = cli_levels_json(pl, blk, &in->levels,
+                                         smp_stencil_weighted(&in->spec.stencil));
+        cli_topology_json(j, levels);
+        json_object_set_new(j, "levels", levels);
         json_object_set_new(j, "topology_source", json_string(in->levels.source));
         json_object_set_new(j, "levels_mode", json_string(smp_levels_mode_name(in->o.levels_mode)));
+    } else if (cli_topology_warnings()) {
+        cli_topology_json(j, NULL);
     }
     json_object_set_new(j, "seconds", json_real(r->seconds));
     bool hostfile = in->o.output && in->o.launcher == SML_SLURM;
@@ -123,6 +127,7 @@ static void plan_print_text(FILE *out, const struct cli_instance *in, const stru
                (long long)b->j_sum, (long long)pl->score.j_max, (long long)b->j_max,
                r->seconds * 1e3);
         cli_levels_print(pl, &r->blocked, &in->levels, true);
+        cli_topology_print(out, &in->levels);
         return;
     }
     fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
@@ -131,6 +136,7 @@ static void plan_print_text(FILE *out, const struct cli_instance *in, const stru
            (long long)pl->score.j_sum, (long long)b->j_sum, (long long)pl->score.j_max,
            (long long)b->j_max, r->seconds * 1e3);
     cli_levels_print(pl, &r->blocked, &in->levels, false);
+    cli_topology_print(out, &in->levels);
     if (in->sockets)
         fprintf(out, "stencil-map: inter-socket edges %lld (naive split %lld), "
                "max per socket %lld (naive split %lld)\n",

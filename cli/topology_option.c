@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -148,6 +149,137 @@ static int run_scontrol(char **out, size_t *len, char *why, size_t whylen)
     return 0;
 }
 
+/* What the topology said beyond the groups, for plan's summary and JSON:
+ * the repairs' warning lines and each level's links upward (one process
+ * reads one topology). */
+static struct {
+    char *warnings;                 /* lines ending in '\n', or NULL */
+    struct cli_level_links links[SMP_MAX_LEVELS];
+} notes;
+
+/* A group's switches: its name, or the rails' "l1+l2+..." set; uplinks
+ * summed over them, the slowest LinkSpeed=; false for a group that names
+ * no switch (a node in none, a block). */
+static bool group_links(const smt_topology *t, const char *name, int *up, int64_t *speed)
+{
+    char part[SMT_MAX_NAME + 1];
+    bool any = false;
+    *up = 0;
+    *speed = -1;
+    for (const char *p = name; *p;) {
+        size_t n = strcspn(p, "+");
+        if (n < sizeof(part)) {
+            memcpy(part, p, n);
+            part[n] = '\0';
+            int k = smt_uplinks(t, part);
+            int64_t v = smt_link_speed(t, part);
+            if (k >= 0) {
+                any = true;
+                *up += k;
+                if (*speed < 0 || v < *speed)
+                    *speed = v;
+            }
+        }
+        p += n + (p[n] == '+');
+    }
+    return any;
+}
+
+/* Each level's uplinks per group and link speed, from t (tree only). */
+static void keep_links(const smt_topology *t, const smp_levels *lv)
+{
+    memset(notes.links, 0, sizeof(notes.links));
+    if (strcmp(smt_kind(t), "topology/tree"))
+        return;
+    for (int l = 0; l < lv->nlevels && l < SMP_MAX_LEVELS; l++) {
+        struct cli_level_links *k = &notes.links[l];
+        for (int g = 0; lv->group_names[l] && g < lv->ngroups[l]; g++) {
+            int up;
+            int64_t speed;
+            if (!lv->group_names[l][g] || !group_links(t, lv->group_names[l][g], &up, &speed))
+                continue;
+            if (k->switches == 0 || up < k->up_min)
+                k->up_min = up;
+            if (k->switches == 0 || up > k->up_max)
+                k->up_max = up;
+            if (k->switches == 0 || speed < k->speed_min)
+                k->speed_min = speed;
+            if (k->switches == 0 || speed > k->speed_max)
+                k->speed_max = speed;
+            k->switches++;
+        }
+    }
+}
+
+/* Keeps the warnings and the links of t for plan, before t is freed. */
+static void keep_notes(const smt_topology *t, const smp_levels *lv, const char *warnings)
+{
+    free(notes.warnings);
+    notes.warnings = warnings ? strdup(warnings) : NULL;
+    keep_links(t, lv);
+}
+
+const char *cli_topology_warnings(void)
+{
+    return notes.warnings;
+}
+
+const struct cli_level_links *cli_level_links(int level)
+{
+    return level >= 0 && level < SMP_MAX_LEVELS && notes.links[level].switches > 0
+               ? &notes.links[level]
+               : NULL;
+}
+
+/* "2" or "1-2" */
+static void range(char *buf, size_t n, int64_t lo, int64_t hi)
+{
+    if (lo == hi)
+        snprintf(buf, n, "%lld", (long long)lo);
+    else
+        snprintf(buf, n, "%lld-%lld", (long long)lo, (long long)hi);
+}
+
+void cli_topology_print(FILE *out, const smp_levels *lv)
+{
+    static const char *const word[] = {"leaf switches", "level-1 switches", "level-2 switches",
+                                       "level-3 switches"};
+    for (int l = 0; l < lv->nlevels && l < SMP_MAX_LEVELS; l++) {
+        const struct cli_level_links *k = cli_level_links(l);
+        if (!k)
+            continue;
+        char up[48], speed[48];
+        range(up, sizeof(up), k->up_min, k->up_max);
+        range(speed, sizeof(speed), k->speed_min, k->speed_max);
+        fprintf(out, "stencil-map: level %d links: %d %s, uplinks per switch %s, LinkSpeed %s%s\n",
+                l, k->switches, word[l < 4 ? l : 3], up, speed,
+                k->speed_max == 0 ? " (not given)" : "");
+    }
+    /* a step the levels do not split plans, and is summed up, as without
+     * them: the repairs stay on stderr (and in the JSON) */
+    for (const char *line = notes.warnings, *nl;
+         lv->nlevels > 0 && line && (nl = strchr(line, '\n')); line = nl + 1)
+        fprintf(out, "stencil-map: topology repaired: %.*s\n", (int)(nl - line), line);
+}
+
+void cli_topology_json(json_t *obj, json_t *levels)
+{
+    json_t *w = json_array();
+    for (const char *line = notes.warnings, *nl; line && (nl = strchr(line, '\n'));
+         line = nl + 1)
+        json_array_append_new(w, json_stringn(line, (size_t)(nl - line)));
+    json_object_set_new(obj, "topology_warnings", w);
+    for (size_t l = 0; levels && l < json_array_size(levels); l++) {
+        const struct cli_level_links *k = cli_level_links((int)l);
+        if (k)
+            json_object_set_new(json_array_get(levels, l), "links",
+                                json_pack("{s:i,s:i,s:i,s:I,s:I}", "switches", k->switches,
+                                          "uplinks_min", k->up_min, "uplinks_max", k->up_max,
+                                          "link_speed_min", (json_int_t)k->speed_min,
+                                          "link_speed_max", (json_int_t)k->speed_max));
+    }
+}
+
 /* "2 levels (4 and 2 groups)" */
 static void describe(const smp_levels *lv, char *buf, size_t len)
 {
@@ -186,6 +318,8 @@ static int from_slurm(const smp_nodes *nodes, bool strict, smp_levels *lv)
     free(text);
     if (!s)
         s = smt_levels_with(t, nodes, strict, lv, &warnings, &err);
+    if (!s)
+        keep_notes(t, lv, warnings);
     print_warnings("inside an allocation: ", warnings);
     if (s) {
         fprintf(stderr, "stencil-map: inside an allocation: no network levels: %s\n", err.msg);
@@ -221,6 +355,8 @@ int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *
     if (!s) {
         char *warnings = NULL;
         s = smt_levels_with(t, nodes, o->topology_strict, lv, &warnings, &err);
+        if (!s)
+            keep_notes(t, lv, warnings);
         print_warnings("--topology: ", warnings);
         if (!s && !strcmp(smt_kind(t), "none")) /* topology.yaml's flat */
             fprintf(stderr, "stencil-map: --topology %s: a flat topology, no network levels: "

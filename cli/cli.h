@@ -65,9 +65,10 @@ smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm 
  * Non-zero: the exit code (a bad --topology file: 2). */
 int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv);
 /* What the topology behind cli_levels_of said beyond the groups: the
- * repairs' warning lines (NULL when none), and per level the switches
- * that name the step's groups with their uplinks (parents listing them)
- * and LinkSpeed= (0: not given); NULL for a level without switches. */
+ * repairs' warning lines (NULL when none), and per level how many of the
+ * step's groups are switches (a rails group: its leaves), with the
+ * uplinks of each (parents listing its switches, summed) and LinkSpeed=
+ * (0: not given); NULL for a level without switches. */
 struct cli_level_links {
     int switches, up_min, up_max;
     int64_t speed_min, speed_max;

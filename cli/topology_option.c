@@ -242,8 +242,6 @@ static void range(char *buf, size_t n, int64_t lo, int64_t hi)
 
 void cli_topology_print(FILE *out, const smp_levels *lv)
 {
-    static const char *const word[] = {"leaf switches", "level-1 switches", "level-2 switches",
-                                       "level-3 switches"};
     for (int l = 0; l < lv->nlevels && l < SMP_MAX_LEVELS; l++) {
         const struct cli_level_links *k = cli_level_links(l);
         if (!k)
@@ -251,8 +249,8 @@ void cli_topology_print(FILE *out, const smp_levels *lv)
         char up[48], speed[48];
         range(up, sizeof(up), k->up_min, k->up_max);
         range(speed, sizeof(speed), k->speed_min, k->speed_max);
-        fprintf(out, "stencil-map: level %d links: %d %s, uplinks per switch %s, LinkSpeed %s%s\n",
-                l, k->switches, word[l < 4 ? l : 3], up, speed,
+        fprintf(out, "stencil-map: level %d links: %d groups of switches, uplinks per group %s, "
+                "LinkSpeed %s%s\n", l, k->switches, up, speed,
                 k->speed_max == 0 ? " (not given)" : "");
     }
     /* a step the levels do not split plans, and is summed up, as without
@@ -273,7 +271,7 @@ void cli_topology_json(json_t *obj, json_t *levels)
         const struct cli_level_links *k = cli_level_links((int)l);
         if (k)
             json_object_set_new(json_array_get(levels, l), "links",
-                                json_pack("{s:i,s:i,s:i,s:I,s:I}", "switches", k->switches,
+                                json_pack("{s:i,s:i,s:i,s:I,s:I}", "groups", k->switches,
                                           "uplinks_min", k->up_min, "uplinks_max", k->up_max,
                                           "link_speed_min", (json_int_t)k->speed_min,
                                           "link_speed_max", (json_int_t)k->speed_max));

@@ -210,7 +210,7 @@ has saved-name err 'is saved `scontrol show topology` output'
 # repairs and links in plan's own output: text lines and JSON
 cable=$valid/saved-2505-tree-cable.saved
 run 0 links-text plan auto:2d:5pt --nodes 'hpc-[1-12]' --slots 2 --topology "$cable"
-has links-text out "stencil-map: level 0 links: 3 leaf switches, uplinks per switch 1-2, LinkSpeed 200"
+has links-text out "stencil-map: level 0 links: 3 groups of switches, uplinks per group 1-2, LinkSpeed 200"
 has links-text out "stencil-map: topology repaired: topology $cable: switch '0x155dfffd33ff7d' is under both"
 run 0 links-json plan auto:2d:5pt --nodes 'hpc-[1-12]' --slots 2 --topology "$cable" --json
 equal "links-json: uplinks_max" "$(jget "$work/links-json.out" levels.0.links.uplinks_max)" 2
@@ -221,7 +221,7 @@ run 0 links-clean plan auto:2d:5pt --nodes 'cn[001-016]' --slots 4 --json \
 equal "links-clean: no warning" "$(jget "$work/links-clean.out" topology_warnings)" "[]"
 equal "links-clean: level 1 LinkSpeed" "$(jget "$work/links-clean.out" levels.1.links.link_speed_max)" 200
 run 0 links-rails plan auto:2d:5pt --nodes 'dgx[01-08]' --slots 4 --topology "$valid/saved-2605-tree-rails.saved"
-has links-rails out "level 0 links: 2 leaf switches, uplinks per switch 2, LinkSpeed 400"
+has links-rails out "level 0 links: 2 groups of switches, uplinks per group 2, LinkSpeed 400"
 has links-rails out "topology repaired: topology $valid/saved-2605-tree-rails.saved: node dgx01 (and 7 more) is under 2 leaf switches (rails)"
 
 # ---- compare and score ---------------------------------------------------

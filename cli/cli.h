@@ -65,16 +65,10 @@ smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm 
  * Non-zero: the exit code (a bad --topology file: 2). */
 int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv);
 /* What the topology behind cli_levels_of said beyond the groups: the
- * repairs' warning lines (NULL when none), and per level how many of the
- * step's groups are switches (a rails group: its leaves), with the
- * uplinks of each (parents listing its switches, summed) and LinkSpeed=
- * (0: not given); NULL for a level without switches. */
-struct cli_level_links {
-    int switches, up_min, up_max;
-    int64_t speed_min, speed_max;
-};
+ * repairs' warning lines (NULL when none), and per level the links above
+ * its groups (smt_level_links: groups that are switches, their uplinks
+ * and LinkSpeed=), printed and put in the JSON by the two below. */
 const char *cli_topology_warnings(void);
-const struct cli_level_links *cli_level_links(int level);
 /* plan's lines for them: one per level with switches, one per repair
  * (when lv has levels: a step they do not split is summed up as without). */
 void cli_topology_print(FILE *out, const smp_levels *lv);

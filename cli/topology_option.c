@@ -154,61 +154,15 @@ static int run_scontrol(char **out, size_t *len, char *why, size_t whylen)
  * reads one topology). */
 static struct {
     char *warnings;                 /* lines ending in '\n', or NULL */
-    struct cli_level_links links[SMP_MAX_LEVELS];
+    smt_links links[SMP_MAX_LEVELS];
 } notes;
 
-/* A group's switches: its name, or the rails' "l1+l2+..." set; uplinks
- * summed over them, the slowest LinkSpeed=; false for a group that names
- * no switch (a node in none, a block). */
-static bool group_links(const smt_topology *t, const char *name, int *up, int64_t *speed)
-{
-    char part[SMT_MAX_NAME + 1];
-    bool any = false;
-    *up = 0;
-    *speed = -1;
-    for (const char *p = name; *p;) {
-        size_t n = strcspn(p, "+");
-        if (n < sizeof(part)) {
-            memcpy(part, p, n);
-            part[n] = '\0';
-            int k = smt_uplinks(t, part);
-            int64_t v = smt_link_speed(t, part);
-            if (k >= 0) {
-                any = true;
-                *up += k;
-                if (*speed < 0 || v < *speed)
-                    *speed = v;
-            }
-        }
-        p += n + (p[n] == '+');
-    }
-    return any;
-}
-
-/* Each level's uplinks per group and link speed, from t (tree only). */
+/* Each level's links, from t. */
 static void keep_links(const smt_topology *t, const smp_levels *lv)
 {
     memset(notes.links, 0, sizeof(notes.links));
-    if (strcmp(smt_kind(t), "topology/tree"))
-        return;
-    for (int l = 0; l < lv->nlevels && l < SMP_MAX_LEVELS; l++) {
-        struct cli_level_links *k = &notes.links[l];
-        for (int g = 0; lv->group_names[l] && g < lv->ngroups[l]; g++) {
-            int up;
-            int64_t speed;
-            if (!lv->group_names[l][g] || !group_links(t, lv->group_names[l][g], &up, &speed))
-                continue;
-            if (k->switches == 0 || up < k->up_min)
-                k->up_min = up;
-            if (k->switches == 0 || up > k->up_max)
-                k->up_max = up;
-            if (k->switches == 0 || speed < k->speed_min)
-                k->speed_min = speed;
-            if (k->switches == 0 || speed > k->speed_max)
-                k->speed_max = speed;
-            k->switches++;
-        }
-    }
+    for (int l = 0; l < lv->nlevels && l < SMP_MAX_LEVELS; l++)
+        smt_level_links(t, lv, l, &notes.links[l]);
 }
 
 /* Keeps the warnings and the links of t for plan, before t is freed. */
@@ -224,9 +178,10 @@ const char *cli_topology_warnings(void)
     return notes.warnings;
 }
 
-const struct cli_level_links *cli_level_links(int level)
+/* Level level's links, or NULL when none of its groups is a switch. */
+static const smt_links *cli_level_links(int level)
 {
-    return level >= 0 && level < SMP_MAX_LEVELS && notes.links[level].switches > 0
+    return level >= 0 && level < SMP_MAX_LEVELS && notes.links[level].groups > 0
                ? &notes.links[level]
                : NULL;
 }
@@ -243,14 +198,14 @@ static void range(char *buf, size_t n, int64_t lo, int64_t hi)
 void cli_topology_print(FILE *out, const smp_levels *lv)
 {
     for (int l = 0; l < lv->nlevels && l < SMP_MAX_LEVELS; l++) {
-        const struct cli_level_links *k = cli_level_links(l);
+        const smt_links *k = cli_level_links(l);
         if (!k)
             continue;
         char up[48], speed[48];
-        range(up, sizeof(up), k->up_min, k->up_max);
+        range(up, sizeof(up), k->uplinks_min, k->uplinks_max);
         range(speed, sizeof(speed), k->speed_min, k->speed_max);
         fprintf(out, "stencil-map: level %d links: %d groups of switches, uplinks per group %s, "
-                "LinkSpeed %s%s\n", l, k->switches, up, speed,
+                "LinkSpeed %s%s\n", l, k->groups, up, speed,
                 k->speed_max == 0 ? " (not given)" : "");
     }
     /* a step the levels do not split plans, and is summed up, as without
@@ -268,11 +223,12 @@ void cli_topology_json(json_t *obj, json_t *levels)
         json_array_append_new(w, json_stringn(line, (size_t)(nl - line)));
     json_object_set_new(obj, "topology_warnings", w);
     for (size_t l = 0; levels && l < json_array_size(levels); l++) {
-        const struct cli_level_links *k = cli_level_links((int)l);
+        const smt_links *k = cli_level_links((int)l);
         if (k)
             json_object_set_new(json_array_get(levels, l), "links",
-                                json_pack("{s:i,s:i,s:i,s:I,s:I}", "groups", k->switches,
-                                          "uplinks_min", k->up_min, "uplinks_max", k->up_max,
+                                json_pack("{s:i,s:i,s:i,s:I,s:I}", "groups", k->groups,
+                                          "uplinks_min", k->uplinks_min,
+                                          "uplinks_max", k->uplinks_max,
                                           "link_speed_min", (json_int_t)k->speed_min,
                                           "link_speed_max", (json_int_t)k->speed_max));
     }

@@ -118,6 +118,17 @@ int smt_uplinks(const smt_topology *t, const char *name);
  * what scontrol printed: Slurm keeps it as a number without a unit, 0
  * when not set), or -1 when there is no such switch. */
 int64_t smt_link_speed(const smt_topology *t, const char *name);
+/* The links above level `level` of lv (smt_levels_with's, from t): how
+ * many of its groups are switches (a rails group "l1+l2" counts once),
+ * each one's uplinks (smt_uplinks; a rails group's leaves summed) and
+ * LinkSpeed= (the slowest of a rails group; 0 when not given), as ranges
+ * over the groups.  False (out zeroed) for blocks, for a level out of
+ * range, and for a level none of whose groups is a switch. */
+typedef struct {
+    int groups, uplinks_min, uplinks_max;
+    int64_t speed_min, speed_max;
+} smt_links;
+bool smt_level_links(const smt_topology *t, const smp_levels *lv, int level, smt_links *out);
 void smt_free(smt_topology *t);
 
 #ifdef __cplusplus

@@ -19,6 +19,8 @@
  *                         SMP_ERR_INPUT and a message containing TEXT
  *   uplinks NAME K        (valid) switch NAME has K uplinks (smt_uplinks)
  *   speed NAME N          (valid) switch NAME has LinkSpeed N (smt_link_speed)
+ *   links L G U1 U2 S1 S2 (valid) smt_level_links of level L: G groups of
+ *                         switches, uplinks U1 to U2, LinkSpeed S1 to S2
  * Lines starting with '#' are comments.  Then the cases no file can hold:
  * NUL bytes, the limits, loading files that are not regular. */
 #include <dirent.h>
@@ -90,6 +92,23 @@ static void check_speed(const smt_topology *t, const char *want, const char *pat
                  t ? (long long)smt_link_speed(t, name) : -2LL, n);
 }
 
+/* "L G U1 U2 S1 S2": smt_level_links of level L */
+static void check_links(const smt_topology *t, const smp_levels *lv, const char *want,
+                        const char *path)
+{
+    int l, g, u1, u2;
+    long long s1, s2;
+    smt_links k;
+    if (sscanf(want, "%d %d %d %d %lld %lld", &l, &g, &u1, &u2, &s1, &s2) != 6)
+        fail_msg("%s: bad links line '%s'", path, want);
+    bool got = smt_level_links(t, lv, l, &k);
+    if (got != (g > 0) || k.groups != g || k.uplinks_min != u1 || k.uplinks_max != u2 ||
+        k.speed_min != s1 || k.speed_max != s2)
+        fail_msg("%s: level %d links %d %d %d %lld %lld, expected %s", path, l, k.groups,
+                 k.uplinks_min, k.uplinks_max, (long long)k.speed_min, (long long)k.speed_max,
+                 want);
+}
+
 /* every expected warning is in the warnings, and none comes unexpected */
 static void check_warnings(const char *got, const char *const *want, int nwant, const char *path)
 {
@@ -103,9 +122,9 @@ static void check_warnings(const char *got, const char *const *want, int nwant, 
 /* What a .expect file says (its lines are kept in the text). */
 struct expect {
     const char *nodes, *kind, *source, *error, *name, *strict;
-    const char *warn[8], *up[8], *speed[8];
+    const char *warn[8], *up[8], *speed[8], *links[8];
     char *levels[SMP_MAX_LEVELS + 1];
-    int nwarn, nup, nspeed, nlevels;
+    int nwarn, nup, nspeed, nlinks, nlevels;
 };
 
 /* One line of a .expect file, "KEY VALUE" split at sp, into e. */
@@ -127,6 +146,8 @@ static void expect_line(struct expect *e, const char *key, char *val, const char
         e->strict = val;
     else if (!strcmp(key, "uplinks") && e->nup < 8)
         e->up[e->nup++] = val;
+    else if (!strcmp(key, "links") && e->nlinks < 8)
+        e->links[e->nlinks++] = val;
     else if (!strcmp(key, "speed") && e->nspeed < 8)
         e->speed[e->nspeed++] = val;
     else if (!strcmp(key, "level") && e->nlevels <= SMP_MAX_LEVELS) {
@@ -244,6 +265,8 @@ static void run_case(const char *dir, const char *file, bool want_valid)
         fail_msg("%s: %s", path, err.msg);
     } else {
         check_levels(t, &lv, &sn, &e, path);
+        for (int i = 0; i < e.nlinks; i++)
+            check_links(t, &lv, e.links[i], path);
     }
     smp_levels_free(&lv);
     smp_nodes_free(&sn);

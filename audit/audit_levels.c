@@ -28,6 +28,8 @@ static json_t *level_json(const smr_record *r, int l, const smp_score *sc, const
                           audit_pair(b->j_sum, b->j_max), "rescored", rs);
     if (smp_stencil_weighted(&r->stencil))
         json_object_set_new(j, "weighted", weighted_json(sc, bs));
+    if (r->links[l].groups > 0) /* as the topology gave them: not checked */
+        json_object_set_new(j, "links", smr_links_json(&r->links[l]));
     static const char *const what[4] = {"j_sum", "j_max", "blocked_j_sum", "blocked_j_max"};
     int64_t rec_v[4] = {p->j_sum, p->j_max, b->j_sum, b->j_max};
     int64_t got[4] = {sc->j_sum, sc->j_max, bs->j_sum, bs->j_max};
@@ -43,6 +45,8 @@ static json_t *level_json(const smr_record *r, int l, const smp_score *sc, const
 void audit_check_levels(const audit_record *rec, audit_result *res)
 {
     const smr_record *r = &rec->r;
+    if (r->topology_warnings) /* what the reader repaired, with or without levels */
+        json_object_set_new(res->j, "topology_warnings", smr_warnings_json(r->topology_warnings));
     if (r->levels.nlevels <= 0) {
         if (r->levels.source[0]) /* planned on nodes only: say why */
             json_object_set_new(res->j, "topology_source", json_string(r->levels.source));

@@ -124,6 +124,31 @@ static void print_figures(FILE *out, json_t *r)
     }
 }
 
+/* what the topology's reader repaired, one line each (the record's
+ * "topology_warnings") */
+static void print_repairs(FILE *out, json_t *r)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(r, "topology_warnings"), i, x)
+        if (json_is_string(x))
+            fprintf(out, LABEL "%s\n", i == 0 ? "repaired" : "", json_string_value(x));
+}
+
+/* a level's links as the topology gave them: "2 switches, 1-2 uplinks
+ * each, LinkSpeed 100" */
+static void print_links(FILE *out, json_t *level)
+{
+    json_t *k = json_object_get(level, "links");
+    if (!json_is_object(k))
+        return;
+    long long u1 = num(k, "uplinks_min", NULL), u2 = num(k, "uplinks_max", NULL),
+              s1 = num(k, "link_speed_min", NULL), s2 = num(k, "link_speed_max", NULL);
+    fprintf(out, "; links: %lld groups of switches, uplinks ", num(k, "groups", NULL));
+    fprintf(out, u1 == u2 ? "%lld" : "%lld-%lld", u1, u2);
+    fprintf(out, s1 == s2 ? ", LinkSpeed %lld" : ", LinkSpeed %lld-%lld", s1, s2);
+}
+
 /* the network levels the step was planned on (absent: none) */
 static void print_levels(FILE *out, json_t *r)
 {
@@ -132,6 +157,7 @@ static void print_levels(FILE *out, json_t *r)
         if (json_is_string(json_object_get(r, "topology_source")))
             fprintf(out, LABEL "%s: no level above the nodes\n", "topology",
                     str(r, "topology_source"));
+        print_repairs(out, r);
         return;
     }
     size_t n = json_array_size(lv), l;
@@ -152,8 +178,10 @@ static void print_levels(FILE *out, json_t *r)
                 num(x, "blocked", "j_max"));
         if (rs)
             fprintf(out, "; re-scored %lld, %lld", num(rs, "j_sum", NULL), num(rs, "j_max", NULL));
+        print_links(out, x);
         fputc('\n', out);
     }
+    print_repairs(out, r);
 }
 
 static void print_verify(FILE *out, json_t *r)

@@ -36,6 +36,14 @@ typedef struct {
     char *name;
 } smr_stray;
 
+/* The links above one level's groups, as the topology gave them: how
+ * many groups are switches, their uplinks (parents listing them) and
+ * LinkSpeed= (0: not given), as ranges over the groups. */
+typedef struct {
+    int groups, uplinks_min, uplinks_max;
+    int64_t speed_min, speed_max;
+} smr_links;
+
 typedef struct {
     int format;              /* as read; the writer writes SM_FORMAT_RECORD */
     char version[64];        /* stencilmap_version as read, "" when absent */
@@ -80,6 +88,13 @@ typedef struct {
     char levels_mode[16];    /* how auto planned on them: "best", "groups-first",
                               * "nodes-first"; "" in older records (best) */
     smp_score level_planned[SMP_MAX_LEVELS], level_blocked[SMP_MAX_LEVELS];
+    /* what the topology's reader repaired (Slurm accepts it, the levels
+     * would not nest): warning lines each ending in '\n', NULL when none
+     * ("topology_warnings"; written: borrowed, read: owned); and the links
+     * above each level's groups ("links" of topology.levels[]; groups 0:
+     * none given).  Both absent in older records. */
+    char *topology_warnings;
+    smr_links links[SMP_MAX_LEVELS];
 } smr_record;
 
 /* A record ready to be filled: nothing placed, ids and figures -1. */

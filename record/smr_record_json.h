@@ -13,5 +13,10 @@
  * NULL when out of memory.  The record writes its levels into it, the
  * audit its re-scored ones, so both name the levels alike. */
 json_t *smr_topology_head_json(const smr_record *rec, json_t *levels);
+/* "topology_warnings"' list from warning lines (each ending in '\n'),
+ * and a level's "links" (NULL when its groups are no switches): the
+ * record writes them, the audit repeats them. */
+json_t *smr_warnings_json(const char *warnings);
+json_t *smr_links_json(const smr_links *k);
 
 #endif

@@ -22,8 +22,18 @@
  * why there were none, as "topology_source": "slurm (topology/flat)",
  * "none", "file /etc/slurm/x.conf" (absent in older records).
  *
+ * Added with the tolerant readers (absent in older records, and when
+ * there is nothing to say): "topology_warnings": ["topology F: switch 'X'
+ * is under both ...", ...], one line per repair the reader made, beside
+ * "topology_source" (a step inside one leaf has them without levels); and
+ * in a level, "links": {"groups": 4, "uplinks_min": 2, "uplinks_max": 2,
+ * "link_speed_min": 200, "link_speed_max": 200}, the links above its
+ * groups that are switches (LinkSpeed 0: not given).
+ *
  * The reader checks types and ranges (a group index names a group), not
  * whether the levels nest: that is the audit's check. */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +58,8 @@ static json_t *level_json(const smr_record *rec, int l)
                           "j_sum", (json_int_t)p->j_sum, "j_max", (json_int_t)p->j_max,
                           "blocked_j_sum", (json_int_t)b->j_sum, "blocked_j_max",
                           (json_int_t)b->j_max);
+    if (j && rec->links[l].groups > 0)
+        json_object_set_new(j, "links", smr_links_json(&rec->links[l]));
     if (j && smp_stencil_weighted(&rec->stencil)) {
         json_object_set_new(j, "w_sum", json_real(p->w_sum));
         json_object_set_new(j, "w_max", json_real(p->w_max));
@@ -72,6 +84,78 @@ json_t *smr_levels_json(const smr_record *rec)
     for (int l = 0; l < rec->levels.nlevels; l++)
         json_array_append_new(levels, level_json(rec, l));
     return smr_topology_head_json(rec, levels);
+}
+
+json_t *smr_links_json(const smr_links *k)
+{
+    if (k->groups <= 0)
+        return NULL;
+    return json_pack("{s:i,s:i,s:i,s:I,s:I}", "groups", k->groups, "uplinks_min", k->uplinks_min,
+                     "uplinks_max", k->uplinks_max, "link_speed_min", (json_int_t)k->speed_min,
+                     "link_speed_max", (json_int_t)k->speed_max);
+}
+
+json_t *smr_warnings_json(const char *warnings)
+{
+    json_t *w = json_array();
+    for (const char *line = warnings, *nl; w && line && (nl = strchr(line, '\n')); line = nl + 1)
+        json_array_append_new(w, json_stringn(line, (size_t)(nl - line)));
+    return w;
+}
+
+/* "topology_warnings": a list of strings, into one malloc'd text of lines */
+static int parse_warnings(json_t *j, smr_record *rec, char *err, size_t n)
+{
+    json_t *w = json_object_get(j, "topology_warnings"), *x;
+    size_t i, len = 1;
+    if (!w || json_is_null(w))
+        return 0;
+    if (!json_is_array(w))
+        return smr_bad(err, n, "topology_warnings: must be a list of strings");
+    json_array_foreach(w, i, x) {
+        if (!json_is_string(x) || strchr(json_string_value(x), '\n'))
+            return smr_bad(err, n, "topology_warnings[%zu]: must be a string of one line", i);
+        len += json_string_length(x) + 1;
+    }
+    if (json_array_size(w) == 0)
+        return 0;
+    if (!(rec->topology_warnings = malloc(len)))
+        return smr_bad(err, n, "out of memory");
+    char *p = rec->topology_warnings;
+    json_array_foreach(w, i, x) {
+        memcpy(p, json_string_value(x), json_string_length(x));
+        p += json_string_length(x);
+        *p++ = '\n';
+    }
+    *p = '\0';
+    return 0;
+}
+
+/* a level's "links" (optional): counts that cannot be negative */
+static int parse_links(json_t *lj, smr_links *k, const char *where, char *err, size_t n)
+{
+    json_t *o = json_object_get(lj, "links");
+    if (!o || json_is_null(o))
+        return 0;
+    char in[64];
+    snprintf(in, sizeof(in), "%s.links", where);
+    int64_t v[5];
+    static const char *const keys[5] = {"groups", "uplinks_min", "uplinks_max", "link_speed_min",
+                                        "link_speed_max"};
+    if (!json_is_object(o))
+        return smr_bad(err, n, "%s: must be an object", in);
+    for (int i = 0; i < 5; i++) {
+        if (smr_get_int(o, in, keys[i], false, &v[i], err, n))
+            return -1;
+        if (v[i] < 0 || (i < 3 && v[i] > INT32_MAX))
+            return smr_bad(err, n, "%s.%s: must be a count, not %lld", in, keys[i],
+                           (long long)v[i]);
+    }
+    if (v[1] > v[2] || v[3] > v[4])
+        return smr_bad(err, n, "%s: a minimum above its maximum", in);
+    *k = (smr_links){.groups = (int)v[0], .uplinks_min = (int)v[1], .uplinks_max = (int)v[2],
+                     .speed_min = v[3], .speed_max = v[4]};
+    return 0;
 }
 
 static int get_real(json_t *o, const char *where, const char *key, double *v, char *err, size_t n)
@@ -137,6 +221,7 @@ static int parse_level(json_t *lj, smr_record *rec, int l, char *err, size_t n)
     smp_score *p = &rec->level_planned[l], *b = &rec->level_blocked[l];
     p->j_max_node = b->j_max_node = -1;
     return parse_groups(lj, rec, l, where, err, n) ||
+                   parse_links(lj, &rec->links[l], where, err, n) ||
                    smr_get_int(lj, where, "j_sum", false, &p->j_sum, err, n) ||
                    smr_get_int(lj, where, "j_max", false, &p->j_max, err, n) ||
                    smr_get_int(lj, where, "blocked_j_sum", false, &b->j_sum, err, n) ||
@@ -154,7 +239,8 @@ int smr_parse_levels(json_t *j, smr_record *rec, char *err, size_t n)
     /* "topology_source" (added later: absent is "") says where the levels
      * came from, or why there were none; "topology"'s own source wins */
     if (smr_get_opt_str(j, "topology_source", rec->levels.source, sizeof(rec->levels.source), err,
-                        n))
+                        n) ||
+        parse_warnings(j, rec, err, n))
         return -1;
     json_t *t = json_object_get(j, "topology");
     if (!t || json_is_null(t))

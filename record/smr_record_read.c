@@ -238,5 +238,6 @@ void smr_record_free(smr_record *rec)
     free(rec->strays);
     free(rec->sockets);
     smp_levels_free(&rec->levels);
+    free(rec->topology_warnings);
     smr_record_init(rec);
 }

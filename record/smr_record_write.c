@@ -9,6 +9,7 @@
 #include "formats/format_numbers.h"
 #include "smr_atomic.h"
 #include "smr_record.h"
+#include "smr_record_json.h"
 #include "smr_record_read.h"
 
 void smr_record_init(smr_record *rec)
@@ -137,6 +138,8 @@ static void add_placed(json_t *j, const smr_record *rec)
         add_sockets(j, rec);
     if (rec->levels.source[0]) /* where the levels came from, or why there are none */
         set(j, "topology_source", json_string(rec->levels.source));
+    if (rec->topology_warnings) /* what the topology's reader repaired */
+        set(j, "topology_warnings", smr_warnings_json(rec->topology_warnings));
     if (rec->levels.nlevels > 0)
         set(j, "topology", smr_levels_json(rec));
 }

@@ -33,8 +33,10 @@ static void fill_placed(smr_record *rec, const sm_step *st)
     rec->placement_count = st->pl.ranks;
     rec->node_of_rank = st->pl.node_of_rank;
     snprintf(rec->levels.source, sizeof(rec->levels.source), "%s", st->levels.source);
+    rec->topology_warnings = st->level_notes.warnings; /* borrowed */
     if (st->pl.nlevels > 0) {
         rec->levels = st->levels; /* borrowed arrays */
+        memcpy(rec->links, st->level_notes.links, sizeof(rec->links));
         snprintf(rec->topology_kind, sizeof(rec->topology_kind), "%s", st->levels_kind);
         snprintf(rec->levels_mode, sizeof(rec->levels_mode), "%s",
                  smp_levels_mode_name(st->levels_mode));

@@ -151,8 +151,8 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     st->objective = sm_policy_objective(pol, &st->spec);
     st->effort = sm_policy_effort(pol, &st->spec);
     st->levels_mode = pol->levels_mode;
-    if ((s = sm_step_levels(pol, &st->nodes, topology_of, &st->levels, st->levels_kind,
-                            sizeof(st->levels_kind), err)))
+    if ((s = sm_step_levels_noted(pol, &st->nodes, topology_of, &st->levels, st->levels_kind,
+                                  sizeof(st->levels_kind), &st->level_notes, err)))
         return s;
     if ((s = plan_both(st, err)))
         return s;
@@ -185,6 +185,7 @@ static void free_levels_and_task_env(sm_step *st)
     smp_levels_free(&st->levels);
     smp_task_env_free(&st->task_env);
     st->levels_kind[0] = '\0';
+    sm_level_notes_free(&st->level_notes);
     st->levels_env_too_long = false;
 }
 
@@ -306,6 +307,9 @@ void sm_step_summary(const sm_step *st, FILE *out)
         fprintf(out, ", effort %d", st->effort);
     if (st->pl.nlevels > 0 && st->levels_mode != SMP_LEVELS_BEST)
         fprintf(out, ", levels %s", smp_levels_mode_name(st->levels_mode));
+    int repairs = sm_level_notes_count(&st->level_notes);
+    if (repairs) /* each named in a warning above */
+        fprintf(out, ", topology repaired %d time%s", repairs, repairs == 1 ? "" : "s");
     fputc('\n', out);
     if (st->bind)
         fprintf(out, "stencil-map: bind=socket, inter-socket edges %lld (naive split %lld)%s%s\n",

@@ -53,6 +53,7 @@ typedef struct {
      * plans, reports and records exactly as without a topology */
     smp_levels levels;
     char levels_kind[32];     /* "topology/tree", "topology/block" */
+    sm_level_notes level_notes; /* the topology's repairs and links, for the record */
     /* what every rank is told (task_env.h), made with the plan, where a
      * step too large for the environment can still be told apart, and
      * only set by sm_step_export_env */

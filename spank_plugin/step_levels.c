@@ -28,19 +28,59 @@ static smp_status from_slurm(sm_slurm_topology_fn slurm, smt_topology **t, char 
 }
 
 /* What was repaired in the topology (topology_strict=no), one line each
- * on srun's stderr, as the plugin's other warnings; frees them. */
-static void print_warnings(char *warnings)
+ * on srun's stderr, as the plugin's other warnings. */
+static void print_warnings(const char *warnings)
 {
-    for (char *line = warnings, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
+    for (const char *line = warnings, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
         fprintf(stderr, "stencil-map: warning: %.*s\n", (int)(nl - line), line);
-    free(warnings);
+}
+
+void sm_level_notes_free(sm_level_notes *notes)
+{
+    free(notes->warnings);
+    memset(notes, 0, sizeof(*notes));
+}
+
+int sm_level_notes_count(const sm_level_notes *notes)
+{
+    int n = 0;
+    for (const char *p = notes->warnings; p && (p = strchr(p, '\n')); p++)
+        n++;
+    return n;
+}
+
+/* The warnings (taken) and each level's links into notes, or freed. */
+static void keep_notes(const smt_topology *t, const smp_levels *lv, char *warnings,
+                       sm_level_notes *notes)
+{
+    if (!notes) {
+        free(warnings);
+        return;
+    }
+    notes->warnings = warnings;
+    for (int l = 0; l < lv->nlevels && l < SMP_MAX_LEVELS; l++) {
+        smt_links k;
+        if (smt_level_links(t, lv, l, &k))
+            notes->links[l] = (smr_links){.groups = k.groups, .uplinks_min = k.uplinks_min,
+                                          .uplinks_max = k.uplinks_max,
+                                          .speed_min = k.speed_min, .speed_max = k.speed_max};
+    }
 }
 
 smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
                           sm_slurm_topology_fn slurm, smp_levels *out, char *kind,
                           size_t kind_len, smp_error *err)
 {
+    return sm_step_levels_noted(pol, nodes, slurm, out, kind, kind_len, NULL, err);
+}
+
+smp_status sm_step_levels_noted(const sm_policy *pol, const smp_nodes *nodes,
+                                sm_slurm_topology_fn slurm, smp_levels *out, char *kind,
+                                size_t kind_len, sm_level_notes *notes, smp_error *err)
+{
     memset(out, 0, sizeof(*out));
+    if (notes)
+        sm_level_notes_free(notes);
     kind[0] = '\0';
     smt_topology *t = NULL;
     smp_status s = SMP_OK;
@@ -62,6 +102,10 @@ smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
     if (!s && t)
         s = smt_levels_with(t, nodes, pol->topology_strict, out, &warnings, err);
     print_warnings(warnings);
+    if (!s && t)
+        keep_notes(t, out, warnings, notes);
+    else
+        free(warnings);
     if (!s && t && out->nlevels > 0)
         snprintf(kind, kind_len, "%s", smt_kind(t));
     if (!s)

@@ -11,6 +11,7 @@
 #include <stencilmap/placement.h>
 
 #include "policy.h"
+#include "smr_record.h"
 
 /* Slurm's topology as scontrol prints it (sm_slurm_topology_read). */
 typedef int (*sm_slurm_topology_fn)(char **text, char *plugin, size_t plugin_len, char *msg,
@@ -32,6 +33,23 @@ typedef int (*sm_slurm_topology_fn)(char **text, char *plugin, size_t plugin_len
 smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
                           sm_slurm_topology_fn slurm, smp_levels *out, char *kind,
                           size_t kind_len, smp_error *err);
+
+/* What the topology said beyond the groups, for the record and the
+ * summary: the repairs' warning lines (each ending in '\n', NULL when
+ * none; also printed on stderr) and the links above each level's groups
+ * (smt_level_links; groups 0 where none is a switch). */
+typedef struct {
+    char *warnings;
+    smr_links links[SMP_MAX_LEVELS];
+} sm_level_notes;
+/* sm_step_levels, keeping those notes in *notes (freed first with
+ * sm_level_notes_free; kept on success only). */
+smp_status sm_step_levels_noted(const sm_policy *pol, const smp_nodes *nodes,
+                                sm_slurm_topology_fn slurm, smp_levels *out, char *kind,
+                                size_t kind_len, sm_level_notes *notes, smp_error *err);
+void sm_level_notes_free(sm_level_notes *notes);
+/* How many warning lines notes holds. */
+int sm_level_notes_count(const sm_level_notes *notes);
 
 /* What the groups of level l are called in the summary, for a topology of
  * kind: "switches" or "blocks" at level 0, "level-1 switches" above. */

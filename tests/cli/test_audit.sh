@@ -545,6 +545,24 @@ py levels-mode-json 'd["steps"][0]["topology"]["mode"] == "nodes-first"'
 edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["mode"] = "sideways"'
 run 4 levels-mode-bad 23.0 --record-dir "$work/lv" --no-slurm
 has levels-mode-bad "topology.mode: must be 'best', 'groups-first' or 'nodes-first'"
+# what the topology's reader repaired and the links it gave, as the plugin
+# records them (topology_warnings, a level's links): shown, and kept in the
+# JSON; a malformed one is refused by name
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology_warnings"] = ["topology /etc/slurm/topology.conf: node n3 is under 2 leaf switches (rails): grouped with the nodes under the same set"]; d["topology"]["levels"][0]["links"] = {"groups": 2, "uplinks_min": 1, "uplinks_max": 2, "link_speed_min": 100, "link_speed_max": 200}'
+run 0 levels-repaired 23.0 --record-dir "$work/lv" --no-slurm
+has levels-repaired "repaired    topology /etc/slurm/topology.conf: node n3 is under 2 leaf switches (rails)"
+has levels-repaired "re-scored 8, 4; links: 2 groups of switches, uplinks 1-2, LinkSpeed 100-200"
+run 0 levels-repaired-json 23.0 --record-dir "$work/lv" --no-slurm --json
+py levels-repaired-json 'len(d["steps"][0]["topology_warnings"]) == 1 and "rails" in d["steps"][0]["topology_warnings"][0]'
+py levels-repaired-json 'd["steps"][0]["topology"]["levels"][0]["links"]["uplinks_max"] == 2'
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology_warnings"] = ["two\nlines"]'
+run 4 levels-repaired-bad 23.0 --record-dir "$work/lv" --no-slurm
+has levels-repaired-bad "topology_warnings[0]: must be a string of one line"
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["levels"][0]["links"] = {"groups": 1, "uplinks_min": 3, "uplinks_max": 2, "link_speed_min": 0, "link_speed_max": 0}'
+run 4 levels-links-bad 23.0 --record-dir "$work/lv" --no-slurm
+has levels-links-bad "topology.levels[0].links: a minimum above its maximum"
 # the record without its topology reads as a step planned without levels
 cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.json" 'del d["topology"]'

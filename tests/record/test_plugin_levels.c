@@ -491,6 +491,48 @@ static void test_repaired_topology(void **state)
     sm_step_release(&st);
 }
 
+/* The repairs and the links reach the summary and the record, and come
+ * back from it: a node under two leaves (LinkSpeed 100 and 200) and one in
+ * no switch, both leaves under one spine. */
+static void test_repairs_recorded(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    sm_step st;
+    char arg[4300], line[512], msg[1024], rerr[512];
+    char *p = write_file("noted.conf", "SwitchName=a LinkSpeed=100 Nodes=node[1-3]\n"
+                                       "SwitchName=b LinkSpeed=200 Nodes=node3\n"
+                                       "SwitchName=top Switches=a,b\n");
+    snprintf(arg, sizeof(arg), "topology=%s", p);
+    policy(&pol, arg, NULL);
+    answer = NULL;
+    answer_fails = 0;
+    assert_int_equal(plan(&st, &pol, "auto:2d:5pt", fake_slurm, NULL, 0), 0);
+    assert_int_equal(sm_level_notes_count(&st.level_notes), 2);
+    summary(&st, line, sizeof(line));
+    if (!strstr(line, ", topology repaired 2 times\n"))
+        fail_msg("summary: %s", line);
+    assert_int_equal(sm_record_write(&st, &pol, 42, 9, true, NULL, msg, sizeof(msg)), 0);
+    smr_record rec;
+    if (smr_record_read(st.record, &rec, rerr, sizeof(rerr)))
+        fail_msg("read: %s", rerr);
+    assert_non_null(rec.topology_warnings);
+    if (!strstr(rec.topology_warnings, "node node3 is under 2 leaf switches (rails)") ||
+        !strstr(rec.topology_warnings, "in no switch: "))
+        fail_msg("recorded warnings: %s", rec.topology_warnings);
+    assert_string_equal(rec.topology_warnings, st.level_notes.warnings);
+    assert_int_equal(rec.levels.nlevels, st.levels.nlevels);
+    /* level 0: a (1 uplink, 100) and a+b (2 uplinks, the slower 100);
+     * node4 is no switch */
+    assert_int_equal(rec.links[0].groups, 2);
+    assert_int_equal(rec.links[0].uplinks_min, 1);
+    assert_int_equal(rec.links[0].uplinks_max, 2);
+    assert_int_equal(rec.links[0].speed_min, 100);
+    assert_int_equal(rec.links[0].speed_max, 100);
+    smr_record_free(&rec);
+    sm_step_release(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -500,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_without_levels),
         cmocka_unit_test(test_bad_topologies),
         cmocka_unit_test(test_repaired_topology),
+        cmocka_unit_test(test_repairs_recorded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -20,7 +20,8 @@ static const char allocation_lines[] =
 static const char topology_lines[] =
     "--topology FILE   leaf switches or blocks above the nodes, in topology.conf\n"
     "                  or topology.yaml syntax (FILE:NAME: the yaml's topology\n"
-    "                  NAME, else its cluster_default); 'none': no levels\n"
+    "                  NAME, else its cluster_default), or saved scontrol show\n"
+    "                  topology output (told by content); 'none': no levels\n"
     "                  (default: inside an allocation, Slurm's, from scontrol\n"
     "                  show topology); what Slurm accepts but does not nest is\n"
     "                  repaired with a warning (several parents, rails, nodes in\n"

@@ -22,9 +22,9 @@ static smp_status parse(const char *text, size_t len, const char *path, const ch
     if (printed == SMT_PRINTED_NOTHING)
         return smp_error_set(err, SMP_ERR_INPUT,
                              "topology '%.200s': saved `scontrol show topology` says \"No topology "
-                             "information available\": the cluster runs no topology plugin (or "
-                             "topology/flat), so there are no network levels; plan with "
-                             "--topology none", path);
+                             "information available\": Slurm lists no switch or block on that "
+                             "cluster, so there are no network levels; plan with --topology "
+                             "none", path);
     if (printed == SMT_PRINTED_LINES && name)
         return smp_error_set(err, SMP_ERR_INPUT,
                              "topology '%.200s:%.80s': ':%.80s' picks one of a topology.yaml's "

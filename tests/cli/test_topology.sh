@@ -200,7 +200,7 @@ printf 'BlockName=nvl72-%02d Nodes=gb200-[%03d-%03d]\n' 1 1 18 2 19 36 3 37 54 4
 echo 'BlockSizes=18,36,72' >>"$work/nvl.conf"
 same_plan saved-2411 'gb200-[010-045]' "$work/nvl.conf" "$valid/saved-2411-block.saved"
 run 2 saved-none plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid/saved-none.saved"
-has saved-none err 'says "No topology information available": the cluster runs no topology plugin'
+has saved-none err 'says "No topology information available": Slurm lists no switch or block on that cluster'
 run 2 saved-other plan auto:2d:5pt --nodes "$nodes" --slots 16 --topology "$invalid/saved-other-line.saved"
 has saved-other err "saved-other-line.saved:3: not a line of topology/tree or topology/block"
 run 2 saved-name plan auto:2d:5pt --nodes 'cn[001-016]' --slots 16 \

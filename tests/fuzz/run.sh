@@ -36,7 +36,7 @@ for h in spec hostlist plan topology; do
     hostlist)
         printf 'n[01-04]\00048(x3),32' >"$corpus/seed-slots"
         printf 'node[1-3],gpu[07-08]\0004' >"$corpus/seed-mixed" ;;
-    topology) # 'c', 'y', 'Y' or 'p', the step's nodes, then a topology of the tests' files
+    topology) # 'c', 'y', 'Y', 'p' or 's', the step's nodes, then a topology of the tests' files
         i=0
         for f in "$top"/tests/unit/topology/*/*.conf; do
             i=$((i + 1))

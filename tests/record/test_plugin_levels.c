@@ -533,6 +533,35 @@ static void test_repairs_recorded(void **state)
     sm_step_release(&st);
 }
 
+/* plugstack topology=FILE with `scontrol show topology` saved in FILE
+ * (24.11's blocks): planned on them, the file named as the source. */
+static void test_saved_output_file(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    sm_step st;
+    char arg[4300];
+    setenv("SLURM_JOB_NODELIST", "node[1-4]", 1);
+    setenv("SLURM_JOB_CPUS_PER_NODE", "8(x4)", 1);
+    char *p = write_file("saved-topology.txt", block_text);
+    snprintf(arg, sizeof(arg), "topology=%s", p);
+    policy(&pol, arg, NULL);
+    answer = NULL;
+    answer_fails = 0;
+    asked = 0;
+    assert_int_equal(plan(&st, &pol, "auto:2d:5pt", fake_slurm, NULL, 0), 0);
+    assert_int_equal(asked, 0); /* the file, not Slurm */
+    assert_int_equal(st.levels.nlevels, 1);
+    assert_string_equal(st.levels_kind, "topology/block");
+    char want[4400];
+    snprintf(want, sizeof(want), "file %s", p);
+    assert_string_equal(st.levels.source, want);
+    int32_t want_groups[4] = {0, 0, 1, 1};
+    assert_memory_equal(st.levels.group_of_node[0], want_groups, sizeof(want_groups));
+    assert_null(st.level_notes.warnings);
+    sm_step_release(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -543,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_bad_topologies),
         cmocka_unit_test(test_repaired_topology),
         cmocka_unit_test(test_repairs_recorded),
+        cmocka_unit_test(test_saved_output_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -5,7 +5,8 @@
  * anything else: scontrol's output), the first
  * line is the step's node list, the rest the topology text.  A topology
  * that parses gives levels for the step that must nest and be in range,
- * and a small grid is planned on them: every node keeps its share.
+ * and a small grid is planned on them: every node keeps its share; each
+ * level's links count at most its groups, their ranges in order.
  * Anything else must come back as an error with a message, never a crash,
  * leak or undefined behaviour. */
 #include <stdint.h>
@@ -81,6 +82,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (smp_levels_check(&lv, nodes.count, &err))
                 abort();
             plan_on(&lv, &nodes);
+            for (int l = 0; l <= lv.nlevels; l++) { /* one past the end: none */
+                smt_links k;
+                bool got = smt_level_links(t, &lv, l, &k);
+                if (got != (k.groups > 0) || (got && (l == lv.nlevels || k.groups > lv.ngroups[l] ||
+                                                      k.uplinks_min > k.uplinks_max ||
+                                                      k.speed_min > k.speed_max)))
+                    abort(); /* counts within the level, ranges in order */
+            }
             smp_levels_free(&lv);
         }
         smp_nodes_free(&nodes);

@@ -324,6 +324,9 @@ enum smt_printed smt_printed_form(const char *text, size_t len)
 {
     const char *b, *e;
     first_line(text, len, &b, &e);
+    const char *hash = memchr(b, '#', (size_t)(e - b));
+    if (hash) /* topology.conf's comment: scontrol prints none */
+        e = hash;
     if (e - b >= (ptrdiff_t)strlen(NO_TOPOLOGY) && memmem(b, (size_t)(e - b), NO_TOPOLOGY,
                                                           strlen(NO_TOPOLOGY)))
         return SMT_PRINTED_NOTHING;

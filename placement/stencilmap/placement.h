@@ -143,6 +143,19 @@ typedef struct {
     double w_max;
 } smp_score;
 
+/* The load of the busiest directed link of one exchange, in (weighted)
+ * stencil messages per node-link capacity: L_max.  Node links count: a
+ * node's link up carries its inter-node edges out, its link down those
+ * in. */
+typedef struct {
+    double l_max;  /* the busiest link's load */
+    double bound;  /* a lower bound of l_max under any routing (link_load.c) */
+    int level;     /* where l_max is: -1 a node's link, else a group's uplinks of that level */
+    int32_t where; /* the node or the group */
+    bool down;     /* the link into it (else out of it) */
+    double node_max; /* the busiest node link's load */
+} smp_link_score;
+
 typedef struct {
     smp_algorithm algorithm; /* the construction that produced it */
     int64_t ranks;
@@ -163,6 +176,9 @@ typedef struct {
                             * groups, which were then split into nodes
                             * (false: algorithm placed the nodes, which
                             * were then relabelled onto the groups) */
+    smp_link_score link;   /* smp_plan_with: L_max on the levels and links
+                            * it was given (node links alone without) */
+    bool by_links;         /* auto chose among its candidates by L_max */
 } smp_placement;
 
 typedef struct {
@@ -345,18 +361,8 @@ typedef struct {
 /* Frees the arrays and zeroes *lk (routing becomes static); NULL is fine. */
 void smp_links_free(smp_links *lk);
 
-/* The load of the busiest directed link of one exchange, in (weighted)
- * stencil messages per node-link capacity: L_max.  Node links count: a
- * node's link up carries its inter-node edges out, its link down those
- * in. */
-typedef struct {
-    double l_max;  /* the busiest link's load */
-    double bound;  /* a lower bound of l_max under any routing (link_load.c) */
-    int level;     /* where l_max is: -1 a node's link, else a group's uplinks of that level */
-    int32_t where; /* the node or the group */
-    bool down;     /* the link into it (else out of it) */
-    double node_max; /* the busiest node link's load */
-} smp_link_score;
+/* smp_link_score (L_max, the busiest link's load) is declared with
+ * smp_placement above. */
 /* Scores a placement on the links: lv and lk describe the network above
  * the nodes (lv NULL or nlevels 0: node links only; lk NULL: static
  * routing, one uplink of speed 1 per group).  Messages name the field. */
@@ -387,13 +393,19 @@ bool smp_levels_mode_from_name(const char *name, smp_levels_mode *mode);
  * network above the nodes.  levels NULL or with nlevels == 0: the plan is
  * exactly the one without levels.  With levels, auto plans on them by
  * levels_mode; a single construction is placed as without levels (blocked
- * stays what Slurm would launch); both get out->level[] scored. */
+ * stays what Slurm would launch); both get out->level[] scored.  links
+ * (the uplinks and routing above the levels' groups, or NULL) scores
+ * out->link; with levels, links and levels_mode SMP_LEVELS_BEST, auto
+ * chooses among all its candidates -- the node-only plan, each levels
+ * mode, every construction it tries -- the one of least L_max, then J_max,
+ * then J_sum (out->by_links). */
 typedef struct {
     smp_algorithm algorithm;
     smp_objective objective;
     int effort;
     const smp_levels *levels;
     smp_levels_mode levels_mode;
+    const smp_links *links;
 } smp_plan_opts;
 smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
                          int nnodes, const smp_plan_opts *opts, smp_placement *out,

@@ -64,7 +64,7 @@ static bool option_used(const char *cmd, const char *opt)
     } used[] = {
         {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map topology "
                  "topology-strict levels-mode routing uplinks launcher output env "},
-        {"score", " hostfile ranks json map topology topology-strict "},
+        {"score", " hostfile ranks json map topology topology-strict routing uplinks "},
         {"compare", " nodes slots ranks sockets hostfiles json map topology topology-strict "
                     "levels-mode routing uplinks "},
     };

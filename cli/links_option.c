@@ -16,7 +16,7 @@ static long next_count(const char **p)
     char *end;
     errno = 0;
     long v = strtol(*p, &end, 10);
-    if (end == *p || errno || v < 1 || v > 1000000 || (*end && *end != ','))
+    if (end == *p || errno || v < 1 || v > 1000000 || (*end && (*end != ',' || !end[1])))
         return -1;
     *p = *end ? end + 1 : end;
     return v;

@@ -29,7 +29,8 @@ static const char topology_lines[] =
 static const char levels_mode_lines[] =
     "--levels-mode M   how auto plans on the levels: best (default: every\n"
     "                  candidate, the least busiest link kept), groups-first,\n"
-    "                  nodes-first\n"
+    "                  nodes-first\n";
+static const char links_lines[] =
     "--routing R       static (default: d-mod-k, by the destination's position) or\n"
     "                  adaptive (traffic spread over a group's uplinks): how the\n"
     "                  busiest link's load L_max is estimated\n"
@@ -71,6 +72,7 @@ static void plan_usage(FILE *out)
           out);
     fputs(topology_lines, out);
     fputs(levels_mode_lines, out);
+    fputs(links_lines, out);
     fputs("--json            one JSON object instead of the summary line\n"
           "--map             draw blocked and the placement, one letter per node\n",
           out);
@@ -102,11 +104,13 @@ static void plan_usage(FILE *out)
 static void score_usage(FILE *out)
 {
     fputs("usage: stencil-map score SPEC --hostfile FILE [--ranks P] [--topology FILE]\n"
-          "                        [--topology-strict] [--json] [--map]\n"
+          "                        [--topology-strict] [--routing R] [--uplinks N[,N...]]\n"
+          "                        [--json] [--map]\n"
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "                        [--hostfile FILE] [--json]\n"
           "\n"
-          "Prints J_sum and J_max of an existing placement.  With --profile: the bytes\n"
+          "Prints J_sum and J_max of an existing placement, and the busiest link's\n"
+          "load L_max (the hostfile's nodes in name order).  With --profile: the bytes\n"
           "of the measured traffic that blocked, the spec's plan and the hostfile's\n"
           "placement would send across nodes, and the share of the bytes the spec's\n"
           "stencil covers (a warning below 90 %).\n"
@@ -121,6 +125,7 @@ static void score_usage(FILE *out)
           "                  (default: the hostfile's line count)\n",
           out);
     fputs(topology_lines, out);
+    fputs(links_lines, out);
     fputs("--json            one JSON object\n"
           "--map             draw the placement, one letter per node\n"
           "--help            this text\n"
@@ -149,6 +154,7 @@ static void compare_usage(FILE *out)
           out);
     fputs(topology_lines, out);
     fputs(levels_mode_lines, out);
+    fputs(links_lines, out);
     fputs("--hostfiles DIR   write each row's placement as DIR/ALGORITHM.hosts\n"
           "                  (line r = node of rank r; DIR is made if missing)\n"
           "--json            one JSON object\n"

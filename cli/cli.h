@@ -76,8 +76,9 @@ int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *
 int cli_levels_links_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv,
                         smp_links *lk);
 /* The links above lv's groups (links_option.c): --routing, and --uplinks
- * over the topology's counts, level by level; non-zero: the exit code (2:
- * --uplinks malformed, or more values than levels). */
+ * over the topology's counts, level by level (values past the step's
+ * levels are not used, said on stderr); non-zero: the exit code (2:
+ * --uplinks malformed). */
 int cli_links_of(const struct cli_opts *o, const smp_levels *lv, smp_links *lk);
 /* "L_max 48 (static routing; busiest: a leaf's uplink, leaf3), bound 40"
  * into buf (returned). */

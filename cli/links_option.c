@@ -35,11 +35,12 @@ int cli_links_of(const struct cli_opts *o, const smp_levels *lv, smp_links *lk)
                             "1000000, the values comma-separated\n", o->uplinks, l + 1);
             return SMP_ERR_INPUT;
         }
-        if (l >= lv->nlevels) {
-            fprintf(stderr, "stencil-map: --uplinks '%s': %d values for %d network level%s%s\n",
-                    o->uplinks, l + 1, lv->nlevels, lv->nlevels == 1 ? "" : "s",
-                    lv->nlevels ? "" : " (give --topology)");
-            return SMP_ERR_INPUT;
+        if (l >= lv->nlevels) { /* a step inside one switch has fewer levels */
+            fprintf(stderr, "stencil-map: --uplinks '%s': the step has %d network level%s: "
+                            "value %d on is not used%s\n",
+                    o->uplinks, lv->nlevels, lv->nlevels == 1 ? "" : "s", l + 1,
+                    lv->nlevels ? "" : " (no --topology, or the nodes share one switch)");
+            return 0;
         }
         if (!lk->uplinks[l] && !(lk->uplinks[l] = malloc(sizeof(int32_t) * (size_t)lv->ngroups[l]))) {
             fprintf(stderr, "stencil-map: out of memory\n");

@@ -6,7 +6,8 @@
 # least L_max (never above any construction's, nor either levels mode's);
 # the plan's L_max equal to what the scale bench's linkload.py (SimGrid's
 # d-mod-k fat-tree, re-stated in Python) finds on the same hostfile; bad
-# values refused with exit 2 and the option named.
+# values refused with exit 2 and the option named, counts past the
+# step's levels noted and not used.
 #
 # Needs STENCIL_MAP, STENCILMAP_SPECS_DIR and STENCILMAP_TOP_SRCDIR (set by
 # tests/Makefile.am); python3 reads the JSON and runs linkload.py.
@@ -104,8 +105,10 @@ run 2 bad-routing plan "$work/s.json" $job --routing dmodk
 has bad-routing err "--routing: static or adaptive, not dmodk"
 run 2 bad-uplinks plan "$work/s.json" $job --topology "$topo" --uplinks 0
 has bad-uplinks err "--uplinks '0': value 1 must be a count"
-run 2 many-uplinks plan "$work/s.json" $job --topology "$topo" --uplinks 8,2
-has many-uplinks err "--uplinks '8,2': 2 values for 1 network level"
-run 2 no-topology compare "$work/s.json" $job --topology none --uplinks 8
-has no-topology err "(give --topology)"
+run 0 many-uplinks plan "$work/s.json" $job --topology "$topo" --uplinks 8,2 --json
+has many-uplinks err "--uplinks '8,2': the step has 1 network level: value 2 on is not used"
+check_cmd "--uplinks 8,2 on one level: the plan of --uplinks 8" \
+    test "$(jget "$work/many-uplinks.out" links.l_max)" = "$lmax"
+run 0 no-topology compare "$work/s.json" $job --topology none --uplinks 8
+has no-topology err "(no --topology, or the nodes share one switch)"
 checks_summary

@@ -80,9 +80,9 @@ const char *cli_link_text(const smp_link_score *ls, const smp_levels *lv, char *
 
 json_t *cli_link_json(const smp_link_score *ls, const smp_levels *lv)
 {
-    json_t *j = json_pack("{s:f,s:f,s:f,s:i,s:s}", "l_max", ls->l_max, "bound", ls->bound,
-                          "node_max", ls->node_max, "level", ls->level, "direction",
-                          ls->down ? "in" : "out");
+    json_t *j = json_pack("{s:f,s:f,s:f,s:f,s:i,s:s}", "l_max", ls->l_max, "bound", ls->bound,
+                          "node_max", ls->node_max, "up_max", ls->up_max, "level", ls->level,
+                          "direction", ls->down ? "in" : "out");
     const char *name = ls->level >= 0 && lv && ls->level < lv->nlevels && lv->group_names[ls->level]
                            ? lv->group_names[ls->level][ls->where]
                            : NULL;

@@ -147,6 +147,8 @@ static smp_status walk_edges(struct net *n, const smp_grid *grid, const smp_sten
 /* A link's load v at (level, where, down): kept when above out's. */
 static void consider(smp_link_score *out, double v, int level, int32_t where, bool down)
 {
+    if (level >= 0 && v > out->up_max)
+        out->up_max = v;
     if (v > out->l_max) {
         out->l_max = v;
         out->level = level;

@@ -154,6 +154,7 @@ typedef struct {
     int32_t where; /* the node or the group */
     bool down;     /* the link into it (else out of it) */
     double node_max; /* the busiest node link's load */
+    double up_max;   /* the busiest link above the nodes (0 without levels) */
 } smp_link_score;
 
 typedef struct {
@@ -397,8 +398,10 @@ bool smp_levels_mode_from_name(const char *name, smp_levels_mode *mode);
  * (the uplinks and routing above the levels' groups, or NULL) scores
  * out->link; with levels, links and levels_mode SMP_LEVELS_BEST, auto
  * chooses among all its candidates -- the node-only plan, each levels
- * mode, every construction it tries -- the one of least L_max, then J_max,
- * then J_sum (out->by_links). */
+ * mode, every construction it tries -- the one of least L_max, then of
+ * least load on the links above the nodes (up_max: where the node links
+ * bind, a lighter uplink still runs faster, make bench-scale), then
+ * J_max, then J_sum (out->by_links). */
 typedef struct {
     smp_algorithm algorithm;
     smp_objective objective;

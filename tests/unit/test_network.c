@@ -108,11 +108,12 @@ static void ref_loads(const smp_grid *g, const smp_stencil *st, const int32_t *p
     }
 }
 
-/* The reference's L_max and bound (the node links, each group's traffic
- * over its k links), then its arrays freed. */
-static void ref_result(struct ref *R, const smp_links *lk, double *lmax, double *bound)
+/* The reference's L_max, bound (the node links, each group's traffic
+ * over its k links) and busiest link above the nodes, then its arrays
+ * freed. */
+static void ref_result(struct ref *R, const smp_links *lk, double *lmax, double *bound, double *up)
 {
-    *lmax = *bound = 0;
+    *lmax = *bound = *up = 0;
     for (int i = 0; i < R->nnodes * 2; i++)
         *lmax = *bound = fmax(*lmax, R->node[i]);
     for (int l = 0; l < R->nl; l++)
@@ -122,6 +123,7 @@ static void ref_result(struct ref *R, const smp_links *lk, double *lmax, double 
                 for (int i = 0; i < MAXK; i++) {
                     double v = R->grp[l][((size_t)g * MAXK + (size_t)i) * 2 + (size_t)dir];
                     *lmax = fmax(*lmax, v);
+                    *up = fmax(*up, v);
                     sum += v;
                 }
                 *bound = fmax(*bound, sum / ref_k(lk, l, g));
@@ -132,7 +134,8 @@ static void ref_result(struct ref *R, const smp_links *lk, double *lmax, double 
 }
 
 static void reference(const smp_grid *g, const smp_stencil *st, const int32_t *pl, int n,
-                      const smp_levels *lv, const smp_links *lk, double *lmax, double *bound)
+                      const smp_levels *lv, const smp_links *lk, double *lmax, double *bound,
+                      double *up)
 {
     struct ref R = {.nnodes = n, .nl = lv ? lv->nlevels : 0};
     R.node = calloc((size_t)n * 2, sizeof(double));
@@ -143,7 +146,7 @@ static void reference(const smp_grid *g, const smp_stencil *st, const int32_t *p
         assert_non_null(R.grp[l]);
     }
     ref_loads(g, st, pl, lv, lk, &R);
-    ref_result(&R, lk, lmax, bound);
+    ref_result(&R, lk, lmax, bound, up);
 }
 
 /* 1 or 2 random nested levels over n nodes: leaves of random nodes, each
@@ -219,17 +222,18 @@ static void test_link_score_reference(void **state)
         random_links(&rng, &lv, &lk);
         smp_link_score ls;
         assert_ok(smp_link_score_compute(&g, &st, pl, n, &lv, &lk, &ls, &err), err);
-        double lmax, bound;
-        reference(&g, &st, pl, n, &lv, &lk, &lmax, &bound);
+        double lmax, bound, up;
+        reference(&g, &st, pl, n, &lv, &lk, &lmax, &bound, &up);
         assert_near(what, "L_max", ls.l_max, lmax);
         assert_near(what, "bound", ls.bound, bound);
+        assert_near(what, "busiest link above the nodes", ls.up_max, up);
         assert_true(ls.bound <= ls.l_max * (1 + 1e-12));
         if (lk.routing == SMP_ROUTING_ADAPTIVE)
             assert_near(what, "adaptive L_max against its bound", ls.l_max, ls.bound);
         /* the node links alone: what J_max and the figures in stay */
         smp_link_score bare;
         assert_ok(smp_link_score_compute(&g, &st, pl, n, NULL, NULL, &bare, &err), err);
-        reference(&g, &st, pl, n, NULL, NULL, &lmax, &bound);
+        reference(&g, &st, pl, n, NULL, NULL, &lmax, &bound, &up);
         assert_near(what, "L_max without levels", bare.l_max, lmax);
         assert_near(what, "node links", ls.node_max, bare.l_max);
         smp_links_free(&lk);
@@ -285,8 +289,9 @@ static void test_link_score_scale_bench(void **state)
             fail_msg("%s: L_max %g at level %d, linkload.py %g at level %d",
                      smp_algorithm_name(want[i].alg), ls.l_max, ls.level, want[i].linkload,
                      want[i].level);
-        double lmax, bound;
-        reference(&g, &st, pl.node_of_rank, N, &lv, &lk, &lmax, &bound);
+        double lmax, bound, up;
+        reference(&g, &st, pl.node_of_rank, N, &lv, &lk, &lmax, &bound, &up);
+        assert_near(smp_algorithm_name(want[i].alg), "up_max", ls.up_max, up);
         assert_near(smp_algorithm_name(want[i].alg), "bound", ls.bound, bound);
         /* adaptive routing reaches the bound, never above static */
         lk.routing = SMP_ROUTING_ADAPTIVE;

@@ -304,6 +304,68 @@ static void test_link_score_scale_bench(void **state)
     smp_stencil_free(&st);
 }
 
+/* auto told the levels and links keeps the least L_max of its candidates:
+ * never above either levels mode's plan nor any construction's; without
+ * levels the links change nothing. */
+static void test_plan_by_links(void **state)
+{
+    (void)state;
+    tu_rng rng = {3602};
+    smp_error err;
+    for (int it = 0; it < 40; it++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int n;
+        char what[256];
+        tu_random_instance(&rng, &g, &st, &slots, &n, what, sizeof(what));
+        smp_levels lv;
+        smp_links lk;
+        random_levels(&rng, n, &lv);
+        random_links(&rng, &lv, &lk);
+        smp_plan_opts o = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .effort = 1,
+                           .levels = &lv, .links = &lk};
+        smp_placement best;
+        smp_status s = smp_plan_with(&g, &st, slots, n, &o, &best, &err);
+        if (s == SMP_ERR_INFEASIBLE)
+            goto next;
+        assert_int_equal(s, SMP_OK);
+        assert_true(best.by_links);
+        for (int k = 0; k < 2 + SMP_ALG_COUNT; k++) {
+            smp_plan_opts c = o;
+            if (k < 2)
+                c.levels_mode = k ? SMP_LEVELS_GROUPS_FIRST : SMP_LEVELS_NODES_FIRST;
+            else if ((c.algorithm = (smp_algorithm)(k - 2)) == SMP_ALG_AUTO ||
+                     c.algorithm == SMP_ALG_CYCLIC || c.algorithm == SMP_ALG_RANDOM)
+                continue;
+            smp_placement other;
+            if (smp_plan_with(&g, &st, slots, n, &c, &other, &err))
+                continue; /* nodecart on nodes it cannot use */
+            if (other.link.l_max < best.link.l_max * (1 - 1e-9))
+                fail_msg("%s: auto by the links %g, candidate %d %g", what, best.link.l_max, k,
+                         other.link.l_max);
+            smp_placement_free(&other);
+        }
+        /* no levels: the links do not change the plan */
+        smp_plan_opts a = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .effort = 1};
+        smp_plan_opts b = a;
+        b.links = &lk;
+        smp_placement pa, pb;
+        assert_ok(smp_plan_with(&g, &st, slots, n, &a, &pa, &err), err);
+        assert_ok(smp_plan_with(&g, &st, slots, n, &b, &pb, &err), err);
+        assert_memory_equal(pa.node_of_rank, pb.node_of_rank, sizeof(int32_t) * (size_t)g.size);
+        assert_false(pb.by_links);
+        smp_placement_free(&pa);
+        smp_placement_free(&pb);
+        smp_placement_free(&best);
+    next:
+        smp_links_free(&lk);
+        smp_levels_free(&lv);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+}
+
 static void test_link_score_errors(void **state)
 {
     (void)state;
@@ -349,6 +411,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_link_score_reference),
         cmocka_unit_test(test_link_score_scale_bench),
+        cmocka_unit_test(test_plan_by_links),
         cmocka_unit_test(test_link_score_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * explicitly over named links (a node's link up and down, a group's k
  * uplinks and downlinks at each level; adaptive routing as a message split
  * into k equal parts), and against the scale bench's own re-statement of
- * SimGrid's routing (contrib/bench/scale/linkload.py) on one case. */
+ * SimGrid's routing (contrib/bench/scale/linkload.py) on one case; and
+ * auto planning by it. */
 #include <math.h>
 
 #include "unit_util.h"

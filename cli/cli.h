@@ -29,6 +29,8 @@ struct cli_opts {
     const char *topology;   /* --topology FILE|none */
     bool topology_strict;   /* --topology-strict: refuse what is otherwise repaired */
     smp_levels_mode levels_mode; /* --levels-mode */
+    smp_routing routing;    /* --routing, default SMP_ROUTING_DEFAULT */
+    const char *uplinks;    /* --uplinks N[,N...]: per level, overriding the topology's */
     int64_t job_ranks;         /* SLURM_NTASKS when --nodes/--slots came from the job */
     const char *job_ranks_var; /* the variable it came from (or SLURM_NPROCS) */
 };
@@ -59,6 +61,11 @@ const char *cli_objective_text(const smp_spec *spec);
 smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm alg,
                     const smp_levels *levels, smp_levels_mode mode, smp_placement *out,
                     smp_error *err);
+/* cli_plan on the links above the levels too (auto then chooses by L_max,
+ * smp_plan_opts.links); links NULL: as cli_plan. */
+smp_status cli_plan_links(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm alg,
+                          const smp_levels *levels, smp_levels_mode mode, const smp_links *links,
+                          smp_placement *out, smp_error *err);
 
 /* The network levels above nodes (topology_option.c): --topology FILE, none, or
  * inside an allocation Slurm's (scontrol show topology), said on stderr.
@@ -75,6 +82,20 @@ void cli_topology_print(FILE *out, const smp_levels *lv);
 /* "topology_warnings": [lines] into obj, and "links" into each element
  * of levels (cli_levels_json's array; may be NULL). */
 void cli_topology_json(json_t *obj, json_t *levels);
+/* cli_levels_of, and into lk (when not NULL) each group's uplinks as the
+ * topology has them: its parent switches (smt_uplinks), at least 1. */
+int cli_levels_links_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv,
+                        smp_links *lk);
+/* The links above lv's groups (links_option.c): --routing, and --uplinks
+ * over the topology's counts, level by level (values past the step's
+ * levels are not used, said on stderr); non-zero: the exit code (2:
+ * --uplinks malformed). */
+int cli_links_of(const struct cli_opts *o, const smp_levels *lv, smp_links *lk);
+/* "L_max 48 (static routing; busiest: a leaf's uplink, leaf3), bound 40"
+ * into buf (returned). */
+const char *cli_link_text(const smp_link_score *ls, const smp_levels *lv, char *buf, size_t n);
+/* {"l_max", "bound", "node_max", "level", "where", "direction"} */
+json_t *cli_link_json(const smp_link_score *ls, const smp_levels *lv);
 /* One summary line per level: pl's inter-group figures (and blocked's). */
 void cli_levels_print(const smp_placement *pl, const smp_placement *blocked, const smp_levels *lv,
                       bool weighted);
@@ -122,6 +143,7 @@ struct cli_instance {
     smp_spec spec;
     int32_t *sockets; /* sockets per node, or NULL */
     smp_levels levels; /* the network above the nodes (nlevels 0: none) */
+    smp_links links;   /* their uplinks and the routing */
 };
 /* Parses the options (cmd needs --nodes and --slots), the nodes, the spec
  * and the sockets; non-zero: the exit code, with nothing left to free. */

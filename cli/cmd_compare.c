@@ -141,6 +141,10 @@ static int scotch_row(const struct cli_instance *in, const smp_score *base, json
     /* Scotch's answer as it is, also when it overfills a node (info says) */
     smp_placement pl = {.ranks = spec->grid.size, .nnodes = nodes->count, .node_of_rank = map};
     bool weighted = smp_stencil_weighted(&spec->stencil);
+    smp_link_score ls = {0};
+    smp_error lerr;
+    (void)smp_link_score_compute(&spec->grid, &spec->stencil, map, nodes->count, &in->levels,
+                                 &in->links, &ls, &lerr); /* the map is checked above */
     json_t *row = o->json ? json_figures("scotch", &sc, base, weighted, ms / 1e3) : NULL;
     int rc = row_hostfile(o, "scotch", nodes, &pl, row);
     free(map);
@@ -157,11 +161,13 @@ static int scotch_row(const struct cli_instance *in, const smp_score *base, json
         json_decref(more);
         if (in->levels.nlevels > 0)
             json_object_set_new(row, "levels", cli_levels_json(&lp, NULL, &in->levels, weighted));
+        json_object_set_new(row, "links", cli_link_json(&ls, &in->levels));
         json_array_append_new(rows, row);
     } else {
         print_figures("scotch", &sc, base, weighted, ms);
-        char cols[20 * SMP_MAX_LEVELS] = "";
+        char cols[20 * SMP_MAX_LEVELS + 16] = "";
         level_cols(in, lp.level, cols, sizeof(cols));
+        snprintf(cols + strlen(cols), sizeof(cols) - strlen(cols), " %8.6g", ls.l_max);
         printf("%s%s   (Scotch %s, ", in->sockets ? "                               " : "", cols,
                smp_scotch_version());
         if (info.exact)
@@ -204,7 +210,7 @@ static void print_header(const struct cli_instance *in)
         snprintf(b, sizeof(b), "L%d_%s", l, weighted ? "wmax" : "max");
         printf(" %9s %8s", a, b);
     }
-    printf("\n");
+    printf(" %8s\n", "L_max");
 }
 
 /* One algorithm's outcome: its placement, time and socket split. */
@@ -230,6 +236,9 @@ static json_t *json_row(const struct cli_instance *in, const struct row *r, cons
     }
     if (in->levels.nlevels > 0)
         json_object_set_new(row, "levels", cli_levels_json(pl, NULL, &in->levels, weighted));
+    json_t *links = cli_link_json(&pl->link, &in->levels);
+    json_object_set_new(links, "chosen_by_l_max", json_boolean(pl->by_links));
+    json_object_set_new(row, "links", links);
     if (r->alg != SMP_ALG_AUTO)
         return row;
     json_object_set_new(row, "refined", json_boolean(pl->refined));
@@ -248,11 +257,13 @@ static void print_row(const struct cli_instance *in, const struct row *r, const 
 {
     bool weighted = smp_stencil_weighted(&in->spec.stencil);
     const smp_placement *pl = &r->pl;
-    char sock_cols[64 + 20 * SMP_MAX_LEVELS] = "";
+    char sock_cols[80 + 20 * SMP_MAX_LEVELS] = "";
     if (in->sockets)
         snprintf(sock_cols, sizeof(sock_cols), " %10lld %10lld %8lld", (long long)r->ss.j_sum,
                  (long long)r->ns.j_sum, (long long)r->ss.j_max);
     level_cols(in, pl->level, sock_cols, sizeof(sock_cols));
+    snprintf(sock_cols + strlen(sock_cols), sizeof(sock_cols) - strlen(sock_cols), " %8.6g",
+             pl->link.l_max);
     print_figures(smp_algorithm_name(r->alg), &pl->score, base, weighted, r->ms);
     if (r->alg != SMP_ALG_AUTO) {
         printf("%s\n", sock_cols);
@@ -280,8 +291,8 @@ static int compare_one(const struct cli_instance *in, struct row *r, smp_score *
     smp_error err;
     const char *name = smp_algorithm_name(r->alg);
     double t0 = cli_now();
-    smp_status s = cli_plan(&in->spec, &in->nodes, r->alg, &in->levels, in->o.levels_mode, &r->pl,
-                            &err);
+    smp_status s = cli_plan_links(&in->spec, &in->nodes, r->alg, &in->levels, in->o.levels_mode,
+                                  &in->links, &r->pl, &err);
     r->ms = (cli_now() - t0) * 1e3;
     if (s == SMP_ERR_INFEASIBLE && r->alg == SMP_ALG_NODECART) {
         if (!in->o.json)
@@ -342,6 +353,7 @@ int cmd_compare(int argc, char **argv)
         cli_json_spec(j, &in.spec);
         json_object_set_new(j, "minimised", json_string(cli_minimised(&in.spec)));
         json_object_set_new(j, "algorithms", rows);
+        json_object_set_new(j, "routing", json_string(smp_routing_name(in.links.routing)));
         if (in.levels.nlevels > 0) {
             json_object_set_new(j, "topology_source", json_string(in.levels.source));
             json_object_set_new(j, "levels_mode",

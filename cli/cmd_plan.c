@@ -45,12 +45,12 @@ static int plan_compute(const struct cli_instance *in, struct plan_result *r)
     smp_error err;
     const smp_spec *spec = &in->spec;
     double t0 = cli_now();
-    smp_status s = cli_plan(spec, &in->nodes, spec->algorithm, &in->levels, in->o.levels_mode,
-                            &r->pl, &err);
+    smp_status s = cli_plan_links(spec, &in->nodes, spec->algorithm, &in->levels,
+                                  in->o.levels_mode, &in->links, &r->pl, &err);
     r->seconds = cli_now() - t0;
     if (!s) /* blocked is placed as without levels, and scored on them */
-        s = cli_plan(spec, &in->nodes, SMP_ALG_BLOCKED, &in->levels, in->o.levels_mode,
-                     &r->blocked, &err);
+        s = cli_plan_links(spec, &in->nodes, SMP_ALG_BLOCKED, &in->levels, in->o.levels_mode,
+                           &in->links, &r->blocked, &err);
     if (s)
         return cli_fail(&err);
     int rc = 0;
@@ -101,12 +101,26 @@ static void plan_print_json(const struct cli_instance *in, const struct plan_res
     } else if (cli_topology_warnings()) {
         cli_topology_json(j, NULL);
     }
+    json_t *links = cli_link_json(&pl->link, &in->levels);
+    json_object_set_new(links, "routing", json_string(smp_routing_name(in->links.routing)));
+    json_object_set_new(links, "chosen_by_l_max", json_boolean(pl->by_links));
+    json_object_set_new(links, "blocked", cli_link_json(&blk->link, &in->levels));
+    json_object_set_new(j, "links", links);
     json_object_set_new(j, "seconds", json_real(r->seconds));
     bool hostfile = in->o.output && in->o.launcher == SML_SLURM;
     json_object_set_new(j, "hostfile", hostfile ? json_string(in->o.output) : json_null());
     json_object_set_new(j, "launcher", json_string(sml_name(in->o.launcher)));
     json_object_set_new(j, "output", in->o.output ? json_string(in->o.output) : json_null());
     cli_json_print(j, JSON_INDENT(2));
+}
+
+/* The links line: L_max, where, the bound, blocked's L_max. */
+static void plan_print_links(FILE *out, const struct cli_instance *in, const struct plan_result *r)
+{
+    char t[320];
+    fprintf(out, "stencil-map: links (%s routing%s): %s; blocked %.6g\n",
+            smp_routing_name(in->links.routing), r->pl.by_links ? ", chosen by it" : "",
+            cli_link_text(&r->pl.link, &in->levels, t, sizeof(t)), r->blocked.link.l_max);
 }
 
 /* The summary line(s) on out; none when the file went to standard output. */
@@ -128,6 +142,7 @@ static void plan_print_text(FILE *out, const struct cli_instance *in, const stru
                r->seconds * 1e3);
         cli_levels_print(pl, &r->blocked, &in->levels, true);
         cli_topology_print(out, &in->levels);
+        plan_print_links(out, in, r);
         return;
     }
     fprintf(out, "stencil-map: %s, %lld ranks on %d nodes, inter-node edges %lld (blocked %lld), "
@@ -137,6 +152,7 @@ static void plan_print_text(FILE *out, const struct cli_instance *in, const stru
            (long long)b->j_max, r->seconds * 1e3);
     cli_levels_print(pl, &r->blocked, &in->levels, false);
     cli_topology_print(out, &in->levels);
+    plan_print_links(out, in, r);
     if (in->sockets)
         fprintf(out, "stencil-map: inter-socket edges %lld (naive split %lld), "
                "max per socket %lld (naive split %lld)\n",

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map score: J_sum/J_max of an existing hostfile. */
+#include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,70 @@ static void print_sorted_map(const smp_grid *grid, const smp_nodes *nodes, const
     free(remapped);
 }
 
+/* Node names compared as Slurm orders a job's nodes when numbered: runs
+ * of digits by value ("host9" before "host10"). */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (*a == '0')
+                a++;
+            while (*b == '0')
+                b++;
+            size_t la = strspn(a, "0123456789"), lb = strspn(b, "0123456789");
+            int c = la != lb ? (la < lb ? -1 : 1) : strncmp(a, b, la);
+            if (c)
+                return c;
+            a += la;
+            b += lb;
+        } else if (*a != *b) {
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        } else {
+            a++;
+            b++;
+        }
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+static const smp_nodes *sort_nodes_of; /* qsort's context */
+
+static int cmp_node_index(const void *x, const void *y)
+{
+    return natural_cmp(sort_nodes_of->names[*(const int32_t *)x],
+                       sort_nodes_of->names[*(const int32_t *)y]);
+}
+
+/* The hostfile's nodes (in order of first appearance) renumbered in name
+ * order, as the step's node list has them: static routing's positions
+ * (smp_link_score_compute) follow that order.  Non-zero when out of memory. */
+static int nodes_in_name_order(smp_nodes *nodes, int32_t *node_of_rank, int64_t ranks)
+{
+    int n = nodes->count;
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)n), *new_of = malloc(sizeof(int32_t) * (size_t)n);
+    char **names = malloc(sizeof(char *) * (size_t)n);
+    int32_t *slots = malloc(sizeof(int32_t) * (size_t)n);
+    if (!order || !new_of || !names || !slots) {
+        free(order), free(new_of), free(names), free(slots);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    sort_nodes_of = nodes;
+    qsort(order, (size_t)n, sizeof(int32_t), cmp_node_index);
+    for (int k = 0; k < n; k++) {
+        new_of[order[k]] = k;
+        names[k] = nodes->names[order[k]];
+        slots[k] = nodes->slots[order[k]];
+    }
+    memcpy(nodes->names, names, sizeof(char *) * (size_t)n);
+    memcpy(nodes->slots, slots, sizeof(int32_t) * (size_t)n);
+    for (int64_t r = 0; r < ranks; r++)
+        node_of_rank[r] = new_of[node_of_rank[r]];
+    free(order), free(new_of), free(names), free(slots);
+    return 0;
+}
+
 /* The figures of a hostfile as JSON. */
 static void print_score_json(const smp_spec *spec, const smp_nodes *nodes, int64_t ranks,
                              const smp_score *sc, const smp_placement *lp, const smp_levels *lv)
@@ -60,6 +125,7 @@ static void print_score_json(const smp_spec *spec, const smp_nodes *nodes, int64
                                                          smp_stencil_weighted(&spec->stencil)));
         json_object_set_new(j, "topology_source", json_string(lv->source));
     }
+    json_object_set_new(j, "links", cli_link_json(&lp->link, lv));
     cli_json_print(j, JSON_INDENT(2));
 }
 
@@ -77,6 +143,9 @@ static void print_score_text(const struct cli_opts *o, const smp_spec *spec,
            (long long)sc->j_sum, (long long)sc->j_max,
            nodes->names[sc->j_max_node]);
     cli_levels_print(lp, NULL, lv, smp_stencil_weighted(&spec->stencil));
+    char t[320];
+    printf("links (%s routing): %s\n", smp_routing_name(o->routing),
+           cli_link_text(&lp->link, lv, t, sizeof(t)));
     if (o->map)
         print_sorted_map(&spec->grid, nodes, node_of_rank, ranks);
 }
@@ -129,21 +198,32 @@ int cmd_score(int argc, char **argv)
     }
     smp_score sc;
     smp_levels lv;
+    smp_links lk = {0};
     smp_placement lp = {0}; /* the levels' scores, as a plan reports them */
-    if ((rc = cli_levels_of(&o, &nodes, &lv))) {
+    if (nodes_in_name_order(&nodes, node_of_rank, ranks)) {
+        smp_error_set(&err, SMP_ERR_SYSTEM, "out of memory");
+        rc = cli_fail(&err);
+    } else if (!(rc = cli_levels_links_of(&o, &nodes, &lv, &lk))) {
+        rc = cli_links_of(&o, &lv, &lk);
+    }
+    if (rc) {
+        smp_links_free(&lk);
         smp_spec_free(&spec);
         goto out;
     }
     lp.nlevels = lv.nlevels;
     if (smp_score_compute(&spec.grid, &spec.stencil, node_of_rank, nodes.count, &sc, &err) ||
         smp_levels_score_compute(&spec.grid, &spec.stencil, node_of_rank, nodes.count, &lv,
-                                 lp.level, &err))
+                                 lp.level, &err) ||
+        smp_link_score_compute(&spec.grid, &spec.stencil, node_of_rank, nodes.count, &lv, &lk,
+                               &lp.link, &err))
         rc = cli_fail(&err);
     else if (o.json)
         print_score_json(&spec, &nodes, ranks, &sc, &lp, &lv);
     else
         print_score_text(&o, &spec, &nodes, node_of_rank, ranks, &sc, &lp, &lv);
     smp_levels_free(&lv);
+    smp_links_free(&lk);
     smp_spec_free(&spec);
 out:
     smp_nodes_free(&nodes);

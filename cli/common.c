@@ -63,10 +63,10 @@ static bool option_used(const char *cmd, const char *opt)
         const char *cmd, *opts;
     } used[] = {
         {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map topology "
-                 "topology-strict levels-mode launcher output env "},
-        {"score", " hostfile ranks json map topology topology-strict "},
+                 "topology-strict levels-mode routing uplinks launcher output env "},
+        {"score", " hostfile ranks json map topology topology-strict routing uplinks "},
         {"compare", " nodes slots ranks sockets hostfiles json map topology topology-strict "
-                    "levels-mode "},
+                    "levels-mode routing uplinks "},
     };
     char key[40];
     snprintf(key, sizeof(key), " %s ", opt);
@@ -102,6 +102,14 @@ void cli_job_defaults(struct cli_opts *o)
     }
 }
 
+/* --routing R into o; non-zero (with the usage) when R is neither. */
+static int routing_option(const char *cmd, const char *arg, struct cli_opts *o)
+{
+    if (smp_routing_from_name(arg, &o->routing))
+        return 0;
+    return usage_error(cmd, "--routing: static or adaptive, not", arg);
+}
+
 int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o)
 {
     static const struct option longopts[] = {
@@ -113,10 +121,11 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
         {"topology", required_argument, NULL, 't'}, {"levels-mode", required_argument, NULL, 'M'},
         {"launcher", required_argument, NULL, 'L'}, {"output", required_argument, NULL, 'o'},
         {"env", no_argument, NULL, 'e'},           {"hostfiles", required_argument, NULL, 'D'},
-        {"topology-strict", no_argument, NULL, 'X'},
-        {NULL, 0, NULL, 0},
+        {"topology-strict", no_argument, NULL, 'X'}, {"routing", required_argument, NULL, 'R'},
+        {"uplinks", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof(*o));
+    o->routing = SMP_ROUTING_DEFAULT;
     opterr = 0;
     optind = 1;
     int c, idx;
@@ -152,6 +161,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
                 return usage_error(cmd, "--levels-mode: best, groups-first or nodes-first, not",
                                    optarg);
             break;
+        case 'R': if (routing_option(cmd, optarg, o)) return SMP_ERR_INPUT; break;
+        case 'U': o->uplinks = optarg; break;
         case 'h': cli_usage_of(cmd, stdout); exit(0);
         case 'a':
             if (!smp_algorithm_from_name(optarg, &o->algorithm))
@@ -224,7 +235,14 @@ smp_status cli_plan(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm 
                     const smp_levels *levels, smp_levels_mode mode, smp_placement *out,
                     smp_error *err)
 {
-    smp_plan_opts opts = {alg, spec->objective, spec->effort, levels, mode};
+    return cli_plan_links(spec, nodes, alg, levels, mode, NULL, out, err);
+}
+
+smp_status cli_plan_links(const smp_spec *spec, const smp_nodes *nodes, smp_algorithm alg,
+                          const smp_levels *levels, smp_levels_mode mode, const smp_links *links,
+                          smp_placement *out, smp_error *err)
+{
+    smp_plan_opts opts = {alg, spec->objective, spec->effort, levels, mode, links};
     return smp_plan_with(&spec->grid, &spec->stencil, nodes->slots, nodes->count, &opts, out, err);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The instance plan and compare work on: the options, the nodes and their
- * slots, the spec, the sockets per node, the network levels; loaded in
- * that order, so the first bad input is the one reported. */
+ * slots, the spec, the sockets per node, the network levels and their
+ * links; loaded in that order, so the first bad input is the one
+ * reported. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ int cli_instance_load(int argc, char **argv, const char *cmd, struct cli_instanc
     smp_error err;
     in->sockets = NULL;
     memset(&in->levels, 0, sizeof(in->levels));
+    memset(&in->links, 0, sizeof(in->links));
     int rc = cli_parse(argc, argv, cmd, "n", &in->o);
     if (rc)
         return rc;
@@ -22,8 +24,11 @@ int cli_instance_load(int argc, char **argv, const char *cmd, struct cli_instanc
         return rc;
     }
     if ((rc = cli_sockets_of(&in->o, &in->spec, &in->nodes, &in->sockets)) ||
-        (rc = cli_levels_of(&in->o, &in->nodes, &in->levels))) {
+        (rc = cli_levels_links_of(&in->o, &in->nodes, &in->levels, &in->links)) ||
+        (rc = cli_links_of(&in->o, &in->levels, &in->links))) {
         free(in->sockets);
+        smp_links_free(&in->links);
+        smp_levels_free(&in->levels);
         in->sockets = NULL;
         smp_spec_free(&in->spec);
         smp_nodes_free(&in->nodes);
@@ -35,6 +40,7 @@ void cli_instance_free(struct cli_instance *in)
 {
     free(in->sockets);
     in->sockets = NULL;
+    smp_links_free(&in->links);
     smp_levels_free(&in->levels);
     smp_spec_free(&in->spec);
     smp_nodes_free(&in->nodes);

@@ -256,7 +256,27 @@ static void print_warnings(const char *prefix, char *warnings)
     free(warnings);
 }
 
-static int from_slurm(const smp_nodes *nodes, bool strict, smp_levels *lv)
+/* Each group's uplinks: the switches that list it as a child (at least
+ * one; a rail group "l1+l2", which no switch lists, has one).  Blocks
+ * have no switches: one each (smt_uplinks is asked of trees only). */
+static int uplinks_from(const smt_topology *t, const smp_levels *lv, smp_links *lk)
+{
+    bool tree = !strcmp(smt_kind(t), "topology/tree");
+    for (int l = 0; lk && l < lv->nlevels; l++) {
+        if (!(lk->uplinks[l] = malloc(sizeof(int32_t) * (size_t)lv->ngroups[l]))) {
+            fprintf(stderr, "stencil-map: out of memory\n");
+            return SMP_ERR_SYSTEM;
+        }
+        for (int g = 0; g < lv->ngroups[l]; g++) {
+            const char *name = lv->group_names[l] ? lv->group_names[l][g] : NULL;
+            int k = tree && name ? smt_uplinks(t, name) : 1;
+            lk->uplinks[l][g] = k < 1 ? 1 : k;
+        }
+    }
+    return 0;
+}
+
+static int from_slurm(const smp_nodes *nodes, bool strict, smp_levels *lv, smp_links *lk)
 {
     char *text, why[256];
     size_t len;
@@ -289,18 +309,25 @@ static int from_slurm(const smp_nodes *nodes, bool strict, smp_levels *lv)
         fprintf(stderr, "stencil-map: inside an allocation: network levels from %s: %s\n",
                 lv->source, d);
     }
+    int rc = !s && lv->nlevels ? uplinks_from(t, lv, lk) : 0;
     smt_free(t);
-    return 0;
+    return rc;
 }
 
 int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv)
+{
+    return cli_levels_links_of(o, nodes, lv, NULL);
+}
+
+int cli_levels_links_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *lv,
+                        smp_links *lk)
 {
     memset(lv, 0, sizeof(*lv));
     if (o->topology && !strcmp(o->topology, "none"))
         return 0;
     if (!o->topology) {
         if (getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID"))
-            return from_slurm(nodes, o->topology_strict, lv);
+            return from_slurm(nodes, o->topology_strict, lv, lk);
         return 0;
     }
     smt_topology *t;
@@ -315,7 +342,10 @@ int cli_levels_of(const struct cli_opts *o, const smp_nodes *nodes, smp_levels *
         if (!s && !strcmp(smt_kind(t), "none")) /* topology.yaml's flat */
             fprintf(stderr, "stencil-map: --topology %s: a flat topology, no network levels: "
                             "planned as without a topology\n", o->topology);
+        int rc = !s ? uplinks_from(t, lv, lk) : 0;
         smt_free(t);
+        if (rc)
+            return rc;
     }
     if (s) {
         fprintf(stderr, "stencil-map: --topology: %s\n", err.msg);

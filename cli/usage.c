@@ -28,8 +28,15 @@ static const char topology_lines[] =
     "                  no switch)\n"
     "--topology-strict refuse those files instead (exit 2)\n";
 static const char levels_mode_lines[] =
-    "--levels-mode M   how auto plans on the levels: best (default), groups-first,\n"
+    "--levels-mode M   how auto plans on the levels: best (default: every\n"
+    "                  candidate, the least busiest link kept), groups-first,\n"
     "                  nodes-first\n";
+static const char links_lines[] =
+    "--routing R       static (default: d-mod-k, by the destination's position) or\n"
+    "                  adaptive (traffic spread over a group's uplinks): how the\n"
+    "                  busiest link's load L_max is estimated\n"
+    "--uplinks N[,N...] uplinks of every group of level 0, 1, ... (leaf switches\n"
+    "                  first), over the topology's count of parent switches\n";
 
 static const char exit_line[] = "Exit status: 0 ok, 2 bad input, 3 infeasible, 4 system error.\n";
 
@@ -44,11 +51,13 @@ static void plan_usage(FILE *out)
     fputs("usage: stencil-map plan SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                       [--algorithm A] [--hostfile FILE] [--sockets COUNTS]\n"
           "                       [--socketfile FILE] [--profile DIR] [--topology FILE]\n"
-          "                       [--topology-strict] [--levels-mode M] [--launcher L]\n"
-          "                       [--output FILE] [--env] [--json] [--map]\n"
+          "                       [--topology-strict] [--levels-mode M] [--routing R]\n"
+          "                       [--uplinks N[,N...]] [--launcher L] [--output FILE]\n"
+          "                       [--env] [--json] [--map]\n"
           "\n"
           "Computes which node each rank runs on and prints a summary line; with\n"
-          "network levels, one line per level with the edges between its groups.\n"
+          "network levels, one line per level with the edges between its groups;\n"
+          "then the busiest link's load (L_max) and its lower bound.\n"
           "\n",
           out);
     fputs(spec_line, out);
@@ -64,6 +73,7 @@ static void plan_usage(FILE *out)
           out);
     fputs(topology_lines, out);
     fputs(levels_mode_lines, out);
+    fputs(links_lines, out);
     fputs("--json            one JSON object instead of the summary line\n"
           "--map             draw blocked and the placement, one letter per node\n",
           out);
@@ -95,11 +105,13 @@ static void plan_usage(FILE *out)
 static void score_usage(FILE *out)
 {
     fputs("usage: stencil-map score SPEC --hostfile FILE [--ranks P] [--topology FILE]\n"
-          "                        [--topology-strict] [--json] [--map]\n"
+          "                        [--topology-strict] [--routing R] [--uplinks N[,N...]]\n"
+          "                        [--json] [--map]\n"
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "                        [--hostfile FILE] [--json]\n"
           "\n"
-          "Prints J_sum and J_max of an existing placement.  With --profile: the bytes\n"
+          "Prints J_sum and J_max of an existing placement, and the busiest link's\n"
+          "load L_max (the hostfile's nodes in name order).  With --profile: the bytes\n"
           "of the measured traffic that blocked, the spec's plan and the hostfile's\n"
           "placement would send across nodes, and the share of the bytes the spec's\n"
           "stencil covers (a warning below 90 %).\n"
@@ -114,6 +126,7 @@ static void score_usage(FILE *out)
           "                  (default: the hostfile's line count)\n",
           out);
     fputs(topology_lines, out);
+    fputs(links_lines, out);
     fputs("--json            one JSON object\n"
           "--map             draw the placement, one letter per node\n"
           "--help            this text\n"
@@ -126,12 +139,13 @@ static void compare_usage(FILE *out)
 {
     fputs("usage: stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                          [--sockets COUNTS] [--topology FILE] [--topology-strict]\n"
-          "                          [--levels-mode M] [--hostfiles DIR] [--json] [--map]\n"
+          "                          [--levels-mode M] [--routing R] [--uplinks N[,N...]]\n"
+          "                          [--hostfiles DIR] [--json] [--map]\n"
           "\n"
           "Puts every algorithm's J_sum and J_max side by side; when built with\n"
           "Scotch, Scotch's mapping is the last row, for comparison.  With network\n"
           "levels, two columns per level: the edges between its groups, and the most\n"
-          "leaving one group.\n"
+          "leaving one group; last, the busiest link's load L_max.\n"
           "\n",
           out);
     fputs(spec_line, out);
@@ -141,6 +155,7 @@ static void compare_usage(FILE *out)
           out);
     fputs(topology_lines, out);
     fputs(levels_mode_lines, out);
+    fputs(links_lines, out);
     fputs("--hostfiles DIR   write each row's placement as DIR/ALGORITHM.hosts\n"
           "                  (line r = node of rank r; DIR is made if missing)\n"
           "--json            one JSON object\n"

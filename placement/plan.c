@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Planning: check feasibility, derive each node's exact share, run one
  * construction or all of them (auto, which then refines the best; on
- * network levels, plan_levels.c), and score the result. */
+ * network levels, plan_levels.c), and score the result, on the links too
+ * (network/).  Given the links above the levels, auto chooses among all
+ * its candidates by the busiest link's load, L_max: the halo exchange's
+ * time follows it at scale (doc/benchmarks.md, "At scale"), not J_max nor
+ * the groups' figures. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "construct/construct.h"
 #include "levels/plan_levels.h"
+#include "network/network.h"
 #include "plan_auto.h"
 
 smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *slots, int nnodes,
@@ -47,6 +52,8 @@ static smp_status check_inputs(const smp_grid *grid, const smp_stencil *st, cons
     if (*lv && opts->levels_mode >= SMP_LEVELS_MODE_COUNT)
         return smp_error_set(err, SMP_ERR_INPUT, "levels mode: unknown");
     smp_status ls = *lv ? smp_levels_check(*lv, nnodes, err) : SMP_OK;
+    if (!ls)
+        ls = smp_links_check(opts->links, *lv, err);
     if (ls)
         return ls;
     int64_t total = 0;
@@ -97,6 +104,100 @@ static smp_status plan_one(const smp_grid *grid, const smp_stencil *st, smp_algo
     return s;
 }
 
+/* -1, 0, 1: x below, level with (to rounding), above y */
+static int cmp_load(double x, double y)
+{
+    double eps = 1e-9 * (x > y ? x : y);
+    return x < y - eps ? -1 : x > y + eps ? 1 : 0;
+}
+
+/* a better than b on the links: lower L_max, then lower load on the
+ * busiest link above the nodes (where the node links bind, the bench's
+ * tapered tree ran 8 % faster with the lighter uplinks), then J_max,
+ * then J_sum (weighted when weighted). */
+static bool links_better(const smp_placement *a, const smp_placement *b, bool weighted)
+{
+    int c = cmp_load(a->link.l_max, b->link.l_max);
+    if (!c)
+        c = cmp_load(a->link.up_max, b->link.up_max);
+    if (c)
+        return c < 0;
+    return smp_score_better_for(&a->score, &b->score, weighted, SMP_OBJ_MAX);
+}
+
+/* What every candidate of auto by the links shares. */
+struct by_links {
+    const smp_grid *grid;
+    const smp_stencil *st;
+    const int32_t *cap, *dense;
+    int ndense, nnodes, effort;
+    const smp_plan_opts *opts;
+};
+
+/* Candidate k into out (its node_of_rank allocated): 0 nodes first (the
+ * node plan's figures kept), 1 groups first, 2 the node-only plan, then
+ * each construction auto tries, alone (SMP_ERR_INFEASIBLE, no message:
+ * one auto skips on this grid). */
+static smp_status candidate(const struct by_links *b, int k, smp_placement *out, smp_error *err)
+{
+    const smp_levels *lv = b->opts->levels;
+    smp_objective obj = b->opts->objective;
+    if (k < 2)
+        return smp_plan_levels(b->grid, b->st, b->cap, b->dense, b->ndense, b->nnodes, lv,
+                               k == 0 ? SMP_LEVELS_NODES_FIRST : SMP_LEVELS_GROUPS_FIRST, obj,
+                               b->effort, out, err);
+    if (k == 2) {
+        smp_status s = smp_plan_auto(b->grid, b->st, b->cap, b->dense, b->ndense, b->nnodes, obj,
+                                     b->effort, out, err);
+        out->nlevels = lv->nlevels;
+        return s ? s : smp_levels_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv,
+                                                out->level, err);
+    }
+    const smp_algorithm *algs;
+    int n = smp_auto_constructions(&algs);
+    if (k - 3 >= n || !smp_auto_tries(algs[k - 3], b->grid->size))
+        return SMP_ERR_INFEASIBLE;
+    return plan_one(b->grid, b->st, algs[k - 3], b->cap, b->dense, b->ndense, b->nnodes, lv, out,
+                    err);
+}
+
+/* auto by the links: every candidate planned and scored on the links, the
+ * best (links_better) kept in out. */
+static smp_status plan_by_links(const struct by_links *b, smp_placement *out, smp_error *err)
+{
+    const smp_algorithm *algs;
+    int last = 3 + smp_auto_constructions(&algs);
+    bool weighted = smp_stencil_weighted(b->st);
+    size_t bytes = sizeof(int32_t) * (size_t)b->grid->size;
+    smp_placement c = {0};
+    smp_status s = SMP_OK;
+    for (int k = 0; k < last && !s; k++) {
+        int32_t *keep = c.node_of_rank ? c.node_of_rank : malloc(bytes);
+        if (!keep)
+            return smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
+        memset(&c, 0, sizeof(c));
+        c.node_of_rank = keep;
+        c.fold_axis = -1;
+        c.ranks = b->grid->size;
+        c.nnodes = b->nnodes;
+        smp_error cerr;
+        smp_status cs = candidate(b, k, &c, k >= 3 ? &cerr : err);
+        if (cs && k >= 3)
+            continue; /* a construction auto does not try, or that does not apply */
+        if (!(s = cs))
+            s = smp_link_score_compute(b->grid, b->st, c.node_of_rank, b->nnodes,
+                                       b->opts->levels, b->opts->links, &c.link, err);
+        if (!s && (k == 0 || links_better(&c, out, weighted))) {
+            smp_placement t = *out;
+            *out = c;
+            c = t;
+        }
+    }
+    smp_placement_free(&c);
+    out->by_links = true;
+    return s;
+}
+
 smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
                          int nnodes, const smp_plan_opts *opts, smp_placement *out,
                          smp_error *err)
@@ -133,13 +234,19 @@ smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int3
     int ndense = fill_in_order(grid->size, slots, nnodes, cap, dense);
     out->ranks = grid->size;
     out->nnodes = nnodes;
+    struct by_links b = {grid, st, cap, dense, ndense, nnodes, effort, opts};
     if (alg != SMP_ALG_AUTO)
         s = plan_one(grid, st, alg, cap, dense, ndense, nnodes, lv, out, err);
+    else if (lv && opts->links && opts->levels_mode == SMP_LEVELS_BEST)
+        s = plan_by_links(&b, out, err);
     else if (lv)
         s = smp_plan_levels(grid, st, cap, dense, ndense, nnodes, lv, opts->levels_mode, obj,
                             effort, out, err);
     else
         s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+    if (!s && !out->by_links) /* on the links given (node links alone without) */
+        s = smp_link_score_compute(grid, st, out->node_of_rank, nnodes, lv, opts->links,
+                                   &out->link, err);
 done:
     free(cap);
     free(dense);

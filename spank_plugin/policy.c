@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
  * max_ranks=, bind=, objective=, effort=, learned_dir=, topology=,
- * topology_strict=, levels_mode=.  Anything
+ * topology_strict=, levels_mode=, routing=, uplinks=.  Anything
  * else is an error, so a typo is never ignored. */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 
 #define KNOWN_KEYS \
     "default, algorithm, on_error, record_dir, max_ranks, bind, objective, effort, learned_dir, " \
-    "topology, topology_strict, levels_mode"
+    "topology, topology_strict, levels_mode, routing, uplinks"
 
 __attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
 {
@@ -110,14 +110,39 @@ static int parse_choice(sm_policy *pol, const char *arg, size_t klen, const char
         if (!smp_levels_mode_from_name(val, &pol->levels_mode))
             return fail(msg, n, "plugstack argument levels_mode=%.100s: %s", val,
                         "must be 'best', 'groups-first' or 'nodes-first'");
+    } else if (KEY("routing")) {
+        if (!smp_routing_from_name(val, &pol->routing))
+            return fail(msg, n, "plugstack argument routing=%.100s: %s", val,
+                        "must be 'static' or 'adaptive'");
     } else {
         return NOT_MINE;
     }
     return 0;
 }
 
-/* The keys whose value is a number: max_ranks, effort.  0, -1 with msg,
- * or NOT_MINE. */
+/* uplinks=N[,N...]: 1 to SMP_MAX_LEVELS counts of 1 to 1000000. */
+static int parse_uplinks(sm_policy *pol, const char *val, char *msg, size_t n)
+{
+    const char *p = val;
+    pol->nuplinks = 0;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (errno || end == p || v < 1 || v > 1000000 ||
+            (*end && (*end != ',' || !end[1])) || pol->nuplinks == SMP_MAX_LEVELS)
+            return fail(msg, n, "plugstack argument uplinks=%.100s: %s", val,
+                        "must be 1 to 4 counts from 1 to 1000000, comma-separated");
+        pol->uplinks[pol->nuplinks++] = (int32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    if (!pol->nuplinks)
+        return fail(msg, n, "plugstack argument uplinks=: no count given");
+    return 0;
+}
+
+/* The keys whose value is a number: max_ranks, effort, uplinks.  0, -1
+ * with msg, or NOT_MINE. */
 static int parse_number(sm_policy *pol, const char *arg, size_t klen, const char *val,
                         char *msg, size_t n)
 {
@@ -136,6 +161,8 @@ static int parse_number(sm_policy *pol, const char *arg, size_t klen, const char
             return fail(msg, n, "plugstack argument effort=%.100s: must be an integer 1 to %d",
                         val, SMP_MAX_EFFORT);
         pol->effort = (int)v;
+    } else if (KEY("uplinks")) {
+        return parse_uplinks(pol, val, msg, n);
     } else {
         return NOT_MINE;
     }

@@ -97,7 +97,7 @@ static smp_status plan_both(sm_step *st, smp_error *err)
     const smp_levels *lv = st->levels.nlevels ? &st->levels : NULL;
     smp_plan_opts opts = {.algorithm = st->requested, .objective = st->objective,
                           .effort = st->effort, .levels = lv,
-                          .levels_mode = st->levels_mode};
+                          .levels_mode = st->levels_mode, .links = &st->links};
     smp_status s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots,
                                  st->nodes.count, &opts, &st->pl, err);
     if (s)
@@ -110,10 +110,25 @@ static smp_status plan_both(sm_step *st, smp_error *err)
     /* a single construction is placed as without levels, and scored on them */
     smp_plan_opts blocked = {.algorithm = SMP_ALG_BLOCKED, .objective = st->objective,
                              .effort = st->effort, .levels = lv,
-                             .levels_mode = SMP_LEVELS_BEST};
+                             .levels_mode = SMP_LEVELS_BEST, .links = &st->links};
     s = smp_plan_with(&st->spec.grid, &st->spec.stencil, st->nodes.slots, st->nodes.count,
                       &blocked, &st->blocked, err);
     return s ? s : task_env_make(st, err);
+}
+
+/* The site's routing= and uplinks= over the step's levels: each count
+ * for every group of its level (levels beyond the counts: one uplink). */
+static smp_status step_links(sm_step *st, const sm_policy *pol, smp_error *err)
+{
+    st->links.routing = pol->routing;
+    for (int l = 0; l < pol->nuplinks && l < st->levels.nlevels; l++) {
+        int ng = st->levels.ngroups[l];
+        if (!(st->links.uplinks[l] = malloc(sizeof(int32_t) * (size_t)ng)))
+            return smp_error_set(err, SMP_ERR_SYSTEM, "uplinks: out of memory");
+        for (int g = 0; g < ng; g++)
+            st->links.uplinks[l][g] = pol->uplinks[l];
+    }
+    return SMP_OK;
 }
 
 static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a,
@@ -154,7 +169,7 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
     if ((s = sm_step_levels_noted(pol, &st->nodes, topology_of, &st->levels, st->levels_kind,
                                   sizeof(st->levels_kind), &st->level_notes, err)))
         return s;
-    if ((s = plan_both(st, err)))
+    if ((s = step_links(st, pol, err)) || (s = plan_both(st, err)))
         return s;
     st->bind = pol->bind_socket || st->spec.bind == SMP_BIND_SOCKET;
     if (st->bind && (s = plan_sockets(st, sockets_of, err)))
@@ -183,6 +198,7 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
 static void free_levels_and_task_env(sm_step *st)
 {
     smp_levels_free(&st->levels);
+    smp_links_free(&st->links);
     smp_task_env_free(&st->task_env);
     st->levels_kind[0] = '\0';
     sm_level_notes_free(&st->level_notes);

@@ -34,6 +34,7 @@ typedef struct {
     smp_objective objective;  /* the spec's, else the site's objective=, else max */
     int effort;               /* the spec's, else the site's effort=, else 1 */
     smp_levels_mode levels_mode; /* the site's levels_mode= (best by default) */
+    smp_links links;          /* the site's routing= and uplinks= over the levels */
     smp_placement pl, blocked;
     int64_t ranks;
     char dir[1024];           /* private per-step directory */

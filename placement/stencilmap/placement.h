@@ -143,6 +143,20 @@ typedef struct {
     double w_max;
 } smp_score;
 
+/* The load of the busiest directed link of one exchange, in (weighted)
+ * stencil messages per node-link capacity: L_max.  Node links count: a
+ * node's link up carries its inter-node edges out, its link down those
+ * in. */
+typedef struct {
+    double l_max;  /* the busiest link's load */
+    double bound;  /* a lower bound of l_max under any routing (link_load.c) */
+    int level;     /* where l_max is: -1 a node's link, else a group's uplinks of that level */
+    int32_t where; /* the node or the group */
+    bool down;     /* the link into it (else out of it) */
+    double node_max; /* the busiest node link's load */
+    double up_max;   /* the busiest link above the nodes (0 without levels) */
+} smp_link_score;
+
 typedef struct {
     smp_algorithm algorithm; /* the construction that produced it */
     int64_t ranks;
@@ -163,6 +177,9 @@ typedef struct {
                             * groups, which were then split into nodes
                             * (false: algorithm placed the nodes, which
                             * were then relabelled onto the groups) */
+    smp_link_score link;   /* smp_plan_with: L_max on the levels and links
+                            * it was given (node links alone without) */
+    bool by_links;         /* auto chose among its candidates by L_max */
 } smp_placement;
 
 typedef struct {
@@ -310,6 +327,50 @@ bool smp_levels_better(const smp_score *a_levels, const smp_score *a_nodes,
                        const smp_score *b_levels, const smp_score *b_nodes, int nlevels,
                        bool weighted, smp_objective obj);
 
+/* ---- the links of the network: the busiest one ------------------------ */
+
+/* How a switch picks the uplink a message leaves its group by.
+ * SMP_ROUTING_STATIC: by the destination node's position (d-mod-k: at
+ * level l the uplink (position / stride) mod uplinks, stride the product
+ * of the uplink counts below), as InfiniBand's ftree/updn routing and
+ * SimGrid's fat-tree do; a node's position is its place in the step's
+ * nodes listed leaf by leaf (leaves in the order of their first node).
+ * SMP_ROUTING_ADAPTIVE: a group's outgoing traffic spread evenly over its
+ * uplinks (InfiniBand adaptive routing, Slingshot, ECMP with many flows). */
+typedef enum {
+    SMP_ROUTING_STATIC = 0,
+    SMP_ROUTING_ADAPTIVE,
+    SMP_ROUTING_COUNT
+} smp_routing;
+/* The routing of a site that states none: static, the routing InfiniBand
+ * subnet managers set up unless adaptive routing is switched on, and the
+ * one whose estimate is never below the adaptive one (doc/network-levels.md,
+ * "Links and routing"). */
+#define SMP_ROUTING_DEFAULT SMP_ROUTING_STATIC
+const char *smp_routing_name(smp_routing r); /* "static", "adaptive" */
+bool smp_routing_from_name(const char *name, smp_routing *r);
+
+/* The links above the groups of an smp_levels: per group of level l its
+ * uplink count (>= 1; a group with k parent switches has k uplinks, and
+ * as many downlinks) and an uplink's speed relative to a node's link
+ * (> 0).  NULL arrays: 1 uplink of speed 1 for every group. */
+typedef struct {
+    smp_routing routing;
+    int32_t *uplinks[SMP_MAX_LEVELS];
+    double *speed[SMP_MAX_LEVELS];
+} smp_links;
+/* Frees the arrays and zeroes *lk (routing becomes static); NULL is fine. */
+void smp_links_free(smp_links *lk);
+
+/* smp_link_score (L_max, the busiest link's load) is declared with
+ * smp_placement above. */
+/* Scores a placement on the links: lv and lk describe the network above
+ * the nodes (lv NULL or nlevels 0: node links only; lk NULL: static
+ * routing, one uplink of speed 1 per group).  Messages name the field. */
+smp_status smp_link_score_compute(const smp_grid *grid, const smp_stencil *st,
+                                  const int32_t *node_of_rank, int nnodes, const smp_levels *lv,
+                                  const smp_links *lk, smp_link_score *out, smp_error *err);
+
 /* How auto plans on levels (smp_plan_opts.levels_mode).
  * SMP_LEVELS_BEST: both ways below, the better by the levelled objective
  * (smp_levels_better: the groups' figures first).
@@ -333,13 +394,21 @@ bool smp_levels_mode_from_name(const char *name, smp_levels_mode *mode);
  * network above the nodes.  levels NULL or with nlevels == 0: the plan is
  * exactly the one without levels.  With levels, auto plans on them by
  * levels_mode; a single construction is placed as without levels (blocked
- * stays what Slurm would launch); both get out->level[] scored. */
+ * stays what Slurm would launch); both get out->level[] scored.  links
+ * (the uplinks and routing above the levels' groups, or NULL) scores
+ * out->link; with levels, links and levels_mode SMP_LEVELS_BEST, auto
+ * chooses among all its candidates -- the node-only plan, each levels
+ * mode, every construction it tries -- the one of least L_max, then of
+ * least load on the links above the nodes (up_max: where the node links
+ * bind, a lighter uplink still runs faster, make bench-scale), then
+ * J_max, then J_sum (out->by_links). */
 typedef struct {
     smp_algorithm algorithm;
     smp_objective objective;
     int effort;
     const smp_levels *levels;
     smp_levels_mode levels_mode;
+    const smp_links *links;
 } smp_plan_opts;
 smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
                          int nnodes, const smp_plan_opts *opts, smp_placement *out,

@@ -519,7 +519,7 @@ check_cmd "score: the same hostfile read as a row-major 6x8 grid scores differen
 # --map draws by coordinates: blocked fills the first column first
 run 0 cm-map plan "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6' --algorithm blocked --map
 check_cmd "--map: column-major blocked fills columns" \
-    test "$(sed -n 3p "$work/cm-map.out")" = "  AAABBBCD"
+    test "$(sed -n '/^blocked:$/{n;p;q}' "$work/cm-map.out")" = "  AAABBBCD"
 run 0 cm-compare compare "$work/cm.json" --nodes 'node[1-4]' --slots '16(x2),10,6'
 check_cmd "compare: says the grid is column-major" grep -q '^grid 6x8 column-major, ' "$work/cm-compare.out"
 printf '{"grid": {"dims": [6, 8], "order": "fortran"}, "stencil": "5pt"}\n' >"$work/cm-bad.json"

@@ -3,7 +3,7 @@
 # The placement core's rooms include one way only (placement/README.md):
 # model/ stands on the public header alone; construct/, improve/ and
 # formats/ on model/; plan_auto on construct/ and improve/; levels/ on all
-# of those; plan.c on top.  A room's private header (construct/order.h,
+# of those; network/ on model/; plan.c on top.  A room's private header (construct/order.h,
 # improve/quotient.h, levels/groups.h) is included from its own room only,
 # and code outside placement/ takes only the public header and the few
 # internal headers it is allowed below.  Reads the #include lines of the
@@ -23,7 +23,8 @@ allowed() {
     placement/formats/*) echo "model/ formats/" ;;
     placement/plan_auto.*) echo "model/ construct/construct.h improve/improve.h plan_auto.h" ;;
     placement/levels/*) echo "model/ construct/construct.h improve/improve.h plan_auto.h levels/" ;;
-    placement/plan.c) echo "model/ construct/construct.h levels/plan_levels.h plan_auto.h" ;;
+    placement/network/*) echo "model/ network/" ;;
+    placement/plan.c) echo "model/ construct/construct.h levels/plan_levels.h plan_auto.h network/network.h" ;;
     # outside the core: the format texts and numbers, the edge walk (the
     # drawing and the peer mapper), and the room interfaces the unit tests
     # drive directly
@@ -35,7 +36,7 @@ allowed() {
 # the placement headers (paths from placement/) that an include names
 room_header() {
     case "$1" in
-    model/* | construct/* | improve/* | levels/* | formats/* | plan_auto.h) return 0 ;;
+    model/* | construct/* | improve/* | levels/* | network/* | formats/* | plan_auto.h) return 0 ;;
     *) return 1 ;;
     esac
 }

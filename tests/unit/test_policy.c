@@ -147,6 +147,29 @@ static void test_policy_levels_mode(void **state)
     }
 }
 
+/* routing= and uplinks=: static by default, adaptive; 1 to 4 counts per
+ * level; anything else names the argument */
+static void test_policy_links(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    char msg[300];
+    assert_int_equal(parse_args(&pol, "topology=none", NULL, msg, sizeof(msg)), 0);
+    assert_int_equal(pol.routing, SMP_ROUTING_STATIC);
+    assert_int_equal(pol.nuplinks, 0);
+    assert_int_equal(parse_args(&pol, "routing=adaptive", "uplinks=8,2", msg, sizeof(msg)), 0);
+    assert_int_equal(pol.routing, SMP_ROUTING_ADAPTIVE);
+    assert_int_equal(pol.nuplinks, 2);
+    assert_int_equal(pol.uplinks[0], 8);
+    assert_int_equal(pol.uplinks[1], 2);
+    static const char *const bad[] = {"routing=dmodk", "uplinks=0", "uplinks=8,", "uplinks=1,2,3,4,5",
+                                      "uplinks=x", "uplinks="};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(parse_args(&pol, bad[i], NULL, msg, sizeof(msg)), -1);
+        assert_non_null(strstr(msg, bad[i]));
+    }
+}
+
 /* learned_dir=: an absolute root for the users' stores */
 static void test_policy_learned_dir(void **state)
 {
@@ -174,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_policy_effort),
         cmocka_unit_test(test_policy_topology),
         cmocka_unit_test(test_policy_levels_mode),
+        cmocka_unit_test(test_policy_links),
         cmocka_unit_test(test_policy_learned_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -145,7 +145,7 @@ def host_index(name):
     return int(m.group(1))
 
 
-def link_loads(platform, hostfile, dims, offsets):
+def link_loads(platform, hostfile, dims, offsets, cross=CROSS):
     """{directed link: load in messages per cable}, with cross-traffic."""
     route, hosts = routes(platform)
     with open(hostfile) as f:
@@ -167,7 +167,7 @@ def link_loads(platform, hostfile, dims, offsets):
         for link, cap in route(hs, hd):
             load[link] = load.get(link, 0.0) + count / cap
         for link, cap in route(hd, hs):  # the cross-traffic takes the route back
-            load[link] = load.get(link, 0.0) + CROSS * count / cap
+            load[link] = load.get(link, 0.0) + cross * count / cap
     return load
 
 
@@ -184,10 +184,12 @@ def main():
     ap.add_argument("--stencil", required=True, help="a spec name of the specs directory (5pt, 27pt, ...)")
     ap.add_argument("--specs", default=os.environ.get("STENCILMAP_SPECS_DIR", "stencil-specs"))
     ap.add_argument("--top", type=int, default=0, help="also print the N busiest links")
+    ap.add_argument("--cross", type=float, default=CROSS,
+                    help="the reverse flow's share (SimGrid's 0.05; 0: the messages alone, as the planner's model)")
     a = ap.parse_args()
     try:
         dims = [int(x) for x in a.dims.split(",")]
-        load = link_loads(a.platform, a.hostfile, dims, offsets_of(a.stencil, a.specs))
+        load = link_loads(a.platform, a.hostfile, dims, offsets_of(a.stencil, a.specs), a.cross)
     except (OSError, ValueError, KeyError) as e:
         print("linkload: %s" % e, file=sys.stderr)
         return 2

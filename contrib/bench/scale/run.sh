@@ -92,12 +92,13 @@ PLAT=$OUT/platforms
 python3 "$HERE/platforms.py" "$PLAT" || die "platforms.py failed"
 HAVE_LEVELLED=0
 NO_LEVELS=() # the plans without levels never read Slurm's topology (inside an allocation they would)
-if "$SM" plan --help 2>/dev/null | grep -q -- '--topology'; then
+if [[ $("$SM" plan --help 2>/dev/null) == *--topology* ]]; then
     HAVE_LEVELLED=1
     NO_LEVELS=(--topology none)
 fi
 HAVE_SCOTCH=0
-"$SM" compare auto:2d:5pt --nodes 'n[1-2]' --slots 2 --json 2>/dev/null | grep -q '"scotch"' && HAVE_SCOTCH=1
+# (read whole: grep -q would stop reading early and fail the pipe)
+case $("$SM" compare auto:2d:5pt --nodes 'n[1-2]' --slots 2 --json 2>/dev/null) in *'"scotch"'*) HAVE_SCOTCH=1 ;; esac
 
 # SMPI's settings: ranks as threads sharing the program's globals (the halo
 # keeps none), no computation, SimGrid's plain flow model (no MPI-specific
@@ -126,6 +127,22 @@ read_cases() { # FILE NETWORKS
 read_cases "$CASES_FILE" "$NETWORKS"
 [ "$CAL_FILE" = none ] || read_cases "$CAL_FILE" star
 [ "${#CASES[@]}" -gt 0 ] || die "no case matches SCALE_CASES='${SCALE_CASES:-}'"
+
+# What each network's topology.conf does not say (Slurm's files list
+# switches, not cables nor routing): the uplinks and routing the planner's
+# link model (--uplinks, --routing) is told.  The fat-trees route d-mod-k
+# (static) over 32 (non-blocking) or 8 (tapered) uplinks per leaf.  The
+# dragonfly routes minimally: a router reaches the 15 others of its group
+# over one link each, spread by destination (adaptive stands for that),
+# and a group the job's other groups over 2 links each.
+links_args() { # NET HOSTS
+    case $1 in
+    fattree) echo "--routing static --uplinks 32" ;;
+    fattree-tapered) echo "--routing static --uplinks 8" ;;
+    dragonfly) local g=$((($2 + 63) / 64))
+        if [ "$g" -gt 1 ]; then echo "--routing adaptive --uplinks 15,$((2 * (g - 1)))"; else echo "--routing adaptive --uplinks 15"; fi ;;
+    esac
+}
 
 offsets_of() { # STENCIL: the spec file's offsets as the halo's --stencil
     python3 - "$STENCILMAP_SPECS_DIR/$1.json" <<'EOF'
@@ -242,7 +259,8 @@ EOF
             [ -e "$PLAT/$net.topology.conf" ] || continue
             spec_json auto >"$dir/levelled.json"
             "$SM" plan "$dir/levelled.json" --nodes "$nodes" --slots "$slots" --json \
-                --topology "$PLAT/$net.topology.conf" --hostfile "$dir/levelled-$net.hosts" \
+                --topology "$PLAT/$net.topology.conf" $(links_args "$net" "$hosts") \
+                --hostfile "$dir/levelled-$net.hosts" \
                 >"$dir/levelled-$net.plan" 2>"$dir/levelled-$net.err" ||
                 die "case $name: stencil-map plan --topology ($net) failed: $(cat "$dir/levelled-$net.err")"
             chose=$(json_get "$dir/levelled-$net.plan" algorithm)
@@ -274,16 +292,22 @@ EOF
 
 # levels.tsv: every placement scored on each network's switch levels (what
 # the levelled plan minimises): case network alg level groups j_sum j_max
-score_levels() { # NAME DIMS STENCIL NETWORKS -> $WORK/levels-NAME.tsv
+score_levels() { # NAME DIMS STENCIL NETWORKS HOSTS -> $WORK/levels-NAME.tsv, links-NAME.tsv
     local name=$1 net alg hf spec=$WORK/hosts/$1/score.json
     : >"$WORK/levels-$name.tsv"
+    : >"$WORK/links-$name.tsv"
     [ "$HAVE_LEVELLED" = 1 ] || return 0
     printf '{"grid": {"dims": [%s]}, "stencil": "%s"}\n' "$2" "$3" >"$spec"
     for net in ${4//,/ }; do
         [ -e "$PLAT/$net.topology.conf" ] || continue
         while IFS=$'\t' read -r alg hf; do
             "$SM" score "$spec" --hostfile "$hf" --topology "$PLAT/$net.topology.conf" --json \
+                $(links_args "$net" "$5") \
                 >"$spec.out" 2>"$spec.err" || die "case $name: stencil-map score --topology ($net, $alg) failed: $(cat "$spec.err")"
+            # the planner's estimate of the busiest link (estimate.py)
+            python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["links"]; print("\t".join(sys.argv[2:5] + [str(l["l_max"]), str(l["bound"])]))' \
+                "$spec.out" "$name" "$net" "$alg" >>"$WORK/links-$name.tsv" ||
+                die "case $name: no links in stencil-map score's answer"
             python3 - "$spec.out" "$name" "$net" "$alg" >>"$WORK/levels-$name.tsv" <<'EOF' ||
 import json, sys
 for l in json.load(open(sys.argv[1])).get("levels", []):
@@ -298,8 +322,8 @@ EOF
 echo "scale: planning ${#CASES[@]} cases (levelled: $([ $HAVE_LEVELLED = 1 ] && echo yes || echo "no: stencil-map plan has no --topology"), scotch: $([ $HAVE_SCOTCH = 1 ] && echo yes || echo no))"
 for c in "${CASES[@]}"; do
     plan_case $c
-    read -r name dims stencil _ _ _ nets <<<"$c"
-    score_levels "$name" "$dims" "$stencil" "$nets"
+    read -r name dims stencil hosts _ _ nets <<<"$c"
+    score_levels "$name" "$dims" "$stencil" "$nets" "$hosts"
 done
 # plans.tsv: the planned cases' rows replace their earlier ones; with
 # SCALE_ALGS only those placements' rows (the case's others stay)
@@ -321,6 +345,13 @@ KEEP_PROG='BEGIN { n = split(planned, p, " "); for (i = 1; i <= n; i++) skip[p[i
     fi
     for c in "${CASES[@]}"; do cat "$WORK/levels-${c%% *}.tsv"; done
 } >"$WORK/levels.tsv.new" && mv "$WORK/levels.tsv.new" "$OUT/levels.tsv"
+{
+    printf 'case\tnetwork\talg\tl_max\tbound\n'
+    if [ -s "$OUT/links.tsv" ]; then
+        tail -n +2 "$OUT/links.tsv" | awk -F'\t' "${KEEP_ARGS[@]}" "$KEEP_PROG"
+    fi
+    for c in "${CASES[@]}"; do cat "$WORK/links-${c%% *}.tsv"; done
+} >"$WORK/links.tsv.new" && mv "$WORK/links.tsv.new" "$OUT/links.tsv"
 
 # ------------------------------------------------------------ runs -------
 FAILED=0

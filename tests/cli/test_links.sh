@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# stencil-map on the links above the network levels: --routing and
+# --uplinks on plan and compare, L_max and its bound in the summary, the
+# JSON and compare's column; auto with a topology keeping the candidate of
+# least L_max (never above any construction's, nor either levels mode's);
+# the plan's L_max equal to what the scale bench's linkload.py (SimGrid's
+# d-mod-k fat-tree, re-stated in Python) finds on the same hostfile; bad
+# values refused with exit 2 and the option named, counts past the
+# step's levels noted and not used.
+#
+# Needs STENCIL_MAP, STENCILMAP_SPECS_DIR and STENCILMAP_TOP_SRCDIR (set by
+# tests/Makefile.am); python3 reads the JSON and runs linkload.py.
+
+SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
+TOP=${STENCILMAP_TOP_SRCDIR:?STENCILMAP_TOP_SRCDIR must name the source tree}
+unset SLURM_JOB_NODELIST SLURM_JOB_CPUS_PER_NODE SLURM_NTASKS SLURM_NPROCS SLURM_JOB_ID
+: "${STENCILMAP_SPECS_DIR:?STENCILMAP_SPECS_DIR must name stencil-specs/}"
+command -v python3 >/dev/null 2>&1 || { echo "python3 not found: cannot read JSON"; exit 1; }
+
+work=$(mktemp -d "${PWD}/cli-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT INT TERM
+. "$TOP/tests/lib/checks.sh"
+bench=$TOP/contrib/bench/scale
+
+jget() {
+    python3 -c 'import json,sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print(json.dumps(v) if isinstance(v, (dict, list, bool)) else v)' "$1" "$2"
+}
+
+run() { # run WANT NAME ARGS...
+    want=$1 name=$2
+    shift 2
+    "$SM" "$@" >"$work/$name.out" 2>"$work/$name.err"
+    rc=$?
+    if [ "$rc" -eq "$want" ]; then pass "$name: exit $rc"; else
+        fail "$name: exit $rc, wanted $want" "$(head -c 300 "$work/$name.err")"; fi
+}
+
+has() { # has NAME out|err TEXT
+    if grep -F -q -- "$3" "$work/$1.$2"; then pass "$1: $2 has '$3'"; else
+        fail "$1: $2 lacks '$3'" "$(head -c 300 "$work/$1.$2")"; fi
+}
+
+le() { # le WHAT A B: A <= B (floats)
+    if python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) + 1e-9 else 1)' "$2" "$3"; then
+        pass "$1: $2 <= $3"
+    else
+        fail "$1: $2 > $3"
+    fi
+}
+
+# the scale bench's networks: 1,024 hosts, 32 per leaf switch; the tapered
+# tree has 8 uplinks per leaf, which its topology.conf (one "top" switch)
+# does not say: --uplinks 8
+python3 "$bench/platforms.py" "$work" >/dev/null || fail "platforms.py ran"
+topo=$work/fattree-tapered.topology.conf
+printf '{"grid": {"dims": [16, 16, 16]}, "stencil": "7pt", "algorithm": "auto"}\n' >"$work/s.json"
+job="--nodes host[0-255] --slots 16"
+
+run 0 auto plan "$work/s.json" $job --topology "$topo" --uplinks 8 --json --hostfile "$work/auto.hosts"
+check_cmd "plan --json: links.routing is static (the default)" test "$(jget "$work/auto.out" links.routing)" = static
+check_cmd "plan --json: auto chose by L_max" test "$(jget "$work/auto.out" links.chosen_by_l_max)" = true
+lmax=$(jget "$work/auto.out" links.l_max)
+le "the bound is below L_max" "$(jget "$work/auto.out" links.bound)" "$lmax"
+le "auto's L_max against blocked's" "$lmax" "$(jget "$work/auto.out" links.blocked.l_max)"
+ll=$(python3 "$bench/linkload.py" "$work/fattree-tapered.xml" "$work/auto.hosts" --dims 16,16,16 \
+    --stencil 7pt --cross 0 | sed -n 's/^L_max //p')
+check_cmd "plan's L_max $lmax is linkload.py's ($ll) on its hostfile" \
+    python3 -c 'import sys; sys.exit(abs(float(sys.argv[1]) - float(sys.argv[2])) > 0.01)' "$lmax" "$ll"
+
+for mode in nodes-first groups-first; do
+    run 0 "$mode" plan "$work/s.json" $job --topology "$topo" --uplinks 8 --levels-mode $mode --json
+    check_cmd "$mode: not chosen by L_max" test "$(jget "$work/$mode.out" links.chosen_by_l_max)" = false
+    le "auto's L_max against $mode's" "$lmax" "$(jget "$work/$mode.out" links.l_max)"
+done
+
+run 0 cmp compare "$work/s.json" $job --topology "$topo" --uplinks 8 --json
+n=$(jget "$work/cmp.out" algorithms | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+i=0
+while [ "$i" -lt "$n" ]; do
+    alg=$(jget "$work/cmp.out" "algorithms.$i.algorithm")
+    case $alg in cyclic | random | scotch) ;; *)
+        le "auto's L_max against compare's $alg" "$lmax" "$(jget "$work/cmp.out" "algorithms.$i.links.l_max")" ;;
+    esac
+    i=$((i + 1))
+done
+run 0 cmp-text compare "$work/s.json" $job --topology "$topo" --uplinks 8
+has cmp-text out "L_max"
+
+run 0 text plan "$work/s.json" $job --topology "$topo" --uplinks 8
+has text out "links (static routing, chosen by it): busiest link"
+run 0 adaptive plan "$work/s.json" $job --topology "$topo" --uplinks 8 --routing adaptive --json
+check_cmd "adaptive: L_max equals its bound" \
+    test "$(jget "$work/adaptive.out" links.l_max)" = "$(jget "$work/adaptive.out" links.bound)"
+# without a topology: the node links alone, the plan as before
+run 0 bare plan "$work/s.json" $job --json
+check_cmd "without a topology: L_max is the busiest node's J_max" \
+    test "$(jget "$work/bare.out" links.l_max)" = "$(jget "$work/bare.out" j_max).0"
+
+run 2 bad-routing plan "$work/s.json" $job --routing dmodk
+has bad-routing err "--routing: static or adaptive, not dmodk"
+run 2 bad-uplinks plan "$work/s.json" $job --topology "$topo" --uplinks 0
+has bad-uplinks err "--uplinks '0': value 1 must be a count"
+run 0 many-uplinks plan "$work/s.json" $job --topology "$topo" --uplinks 8,2 --json
+has many-uplinks err "--uplinks '8,2': the step has 1 network level: value 2 on is not used"
+check_cmd "--uplinks 8,2 on one level: the plan of --uplinks 8" \
+    test "$(jget "$work/many-uplinks.out" links.l_max)" = "$lmax"
+run 0 no-topology compare "$work/s.json" $job --topology none --uplinks 8
+has no-topology err "(no --topology, or the nodes share one switch)"
+checks_summary

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The link model (placement/network/): L_max and its bound against a
+ * brute-force reference written here, which routes every stencil message
+ * explicitly over named links (a node's link up and down, a group's k
+ * uplinks and downlinks at each level; adaptive routing as a message split
+ * into k equal parts), and against the scale bench's own re-statement of
+ * SimGrid's routing (contrib/bench/scale/linkload.py) on one case; and
+ * auto planning by it. */
+#include <math.h>
+
+#include "unit_util.h"
+
+#define MAXK 8 /* the most uplinks per group of any case */
+
+/* The reference's links: [node][dir] and [level][group][index][dir]. */
+struct ref {
+    int nnodes, nl, ngroups[SMP_MAX_LEVELS];
+    double *node;                 /* nnodes * 2 */
+    double *grp[SMP_MAX_LEVELS];  /* ngroups * MAXK * 2 */
+};
+
+/* Positions leaf by leaf, counted the slow way: the nodes of leaves that
+ * appear earlier, then this leaf's nodes before n. */
+static int32_t ref_position(const smp_levels *lv, int n)
+{
+    if (!lv || lv->nlevels == 0)
+        return n;
+    const int32_t *leaf = lv->group_of_node[0];
+    int first_n = 0;
+    while (leaf[first_n] != leaf[n])
+        first_n++;
+    int32_t p = 0;
+    for (int m = 0; m < lv->nnodes; m++) {
+        int first_m = 0;
+        while (leaf[first_m] != leaf[m])
+            first_m++;
+        if (first_m < first_n || (leaf[m] == leaf[n] && m < n))
+            p++;
+    }
+    return p;
+}
+
+static int ref_k(const smp_links *lk, int l, int g)
+{
+    return lk && lk->uplinks[l] ? lk->uplinks[l][g] : 1;
+}
+
+static double ref_speed(const smp_links *lk, int l, int g)
+{
+    return lk && lk->speed[l] ? lk->speed[l][g] : 1.0;
+}
+
+/* Adds w to link idx of group g's links at level l in direction dir (or
+ * w/k to each of them when adaptive). */
+static void ref_add(struct ref *R, const smp_links *lk, int l, int g, int idx, int dir, double w)
+{
+    int k = ref_k(lk, l, g);
+    bool adaptive = lk && lk->routing == SMP_ROUTING_ADAPTIVE;
+    for (int i = 0; i < k; i++)
+        if (adaptive || i == idx)
+            R->grp[l][((size_t)g * MAXK + (size_t)i) * 2 + (size_t)dir] +=
+                (adaptive ? w / k : w) / ref_speed(lk, l, g);
+}
+
+/* One message a -> b routed hop by hop. */
+static void ref_route(struct ref *R, const smp_levels *lv, const smp_links *lk, int a, int b,
+                      double w)
+{
+    R->node[a * 2 + 0] += w;
+    R->node[b * 2 + 1] += w;
+    int32_t pb = ref_position(lv, b);
+    for (int l = 0; l < R->nl; l++) {
+        int ga = lv->group_of_node[l][a], gb = lv->group_of_node[l][b];
+        if (ga == gb)
+            break;
+        int64_t su = 1, sd = 1; /* d-mod-k strides: uplink counts below, each side */
+        for (int m = 0; m < l; m++) {
+            su *= ref_k(lk, m, lv->group_of_node[m][a]);
+            sd *= ref_k(lk, m, lv->group_of_node[m][b]);
+        }
+        ref_add(R, lk, l, ga, (int)((pb / su) % ref_k(lk, l, ga)), 0, w);
+        ref_add(R, lk, l, gb, (int)((pb / sd) % ref_k(lk, l, gb)), 1, w);
+    }
+}
+
+/* Every message of one exchange, coordinates walked naively (row-major). */
+static void ref_loads(const smp_grid *g, const smp_stencil *st, const int32_t *pl,
+                      const smp_levels *lv, const smp_links *lk, struct ref *R)
+{
+    for (int64_t r = 0; r < g->size; r++) {
+        int64_t c[SMP_MAX_DIMS], rest = r;
+        for (int i = g->ndims - 1; i >= 0; i--) {
+            c[i] = rest % g->dims[i];
+            rest /= g->dims[i];
+        }
+        for (int k = 0; k < st->count; k++) {
+            int64_t t = 0;
+            bool inside = true;
+            for (int i = 0; i < g->ndims && inside; i++) {
+                int64_t x = c[i] + st->offsets[k * g->ndims + i];
+                if ((x < 0 || x >= g->dims[i]) && !g->periods[i])
+                    inside = false;
+                x = ((x % g->dims[i]) + g->dims[i]) % g->dims[i];
+                t = t * g->dims[i] + x;
+            }
+            if (inside && pl[t] != pl[r])
+                ref_route(R, lv, lk, pl[r], pl[t], st->weights ? st->weights[k] : 1.0);
+        }
+    }
+}
+
+/* The reference's L_max, bound (the node links, each group's traffic
+ * over its k links) and busiest link above the nodes, then its arrays
+ * freed. */
+static void ref_result(struct ref *R, const smp_links *lk, double *lmax, double *bound, double *up)
+{
+    *lmax = *bound = *up = 0;
+    for (int i = 0; i < R->nnodes * 2; i++)
+        *lmax = *bound = fmax(*lmax, R->node[i]);
+    for (int l = 0; l < R->nl; l++)
+        for (int g = 0; g < R->ngroups[l]; g++)
+            for (int dir = 0; dir < 2; dir++) {
+                double sum = 0;
+                for (int i = 0; i < MAXK; i++) {
+                    double v = R->grp[l][((size_t)g * MAXK + (size_t)i) * 2 + (size_t)dir];
+                    *lmax = fmax(*lmax, v);
+                    *up = fmax(*up, v);
+                    sum += v;
+                }
+                *bound = fmax(*bound, sum / ref_k(lk, l, g));
+            }
+    free(R->node);
+    for (int l = 0; l < R->nl; l++)
+        free(R->grp[l]);
+}
+
+static void reference(const smp_grid *g, const smp_stencil *st, const int32_t *pl, int n,
+                      const smp_levels *lv, const smp_links *lk, double *lmax, double *bound,
+                      double *up)
+{
+    struct ref R = {.nnodes = n, .nl = lv ? lv->nlevels : 0};
+    R.node = calloc((size_t)n * 2, sizeof(double));
+    assert_non_null(R.node);
+    for (int l = 0; l < R.nl; l++) {
+        R.ngroups[l] = lv->ngroups[l];
+        R.grp[l] = calloc((size_t)lv->ngroups[l] * MAXK * 2, sizeof(double));
+        assert_non_null(R.grp[l]);
+    }
+    ref_loads(g, st, pl, lv, lk, &R);
+    ref_result(&R, lk, lmax, bound, up);
+}
+
+/* 1 or 2 random nested levels over n nodes: leaves of random nodes, each
+ * leaf under a random parent. */
+static void random_levels(tu_rng *rng, int n, smp_levels *lv)
+{
+    memset(lv, 0, sizeof(*lv));
+    lv->nnodes = n;
+    lv->nlevels = n >= 4 && tu_range(rng, 0, 1) ? 2 : 1;
+    lv->ngroups[0] = (int)tu_range(rng, 1, n);
+    lv->group_of_node[0] = malloc(sizeof(int32_t) * (size_t)n);
+    assert_non_null(lv->group_of_node[0]);
+    for (int v = 0; v < n; v++)
+        lv->group_of_node[0][v] = (int32_t)tu_range(rng, 0, lv->ngroups[0] - 1);
+    if (lv->nlevels == 2) {
+        int np = (int)tu_range(rng, 1, lv->ngroups[0]);
+        int32_t *parent = malloc(sizeof(int32_t) * (size_t)lv->ngroups[0]);
+        assert_non_null(parent);
+        for (int g = 0; g < lv->ngroups[0]; g++)
+            parent[g] = (int32_t)tu_range(rng, 0, np - 1);
+        lv->ngroups[1] = np;
+        lv->group_of_node[1] = malloc(sizeof(int32_t) * (size_t)n);
+        assert_non_null(lv->group_of_node[1]);
+        for (int v = 0; v < n; v++)
+            lv->group_of_node[1][v] = parent[lv->group_of_node[0][v]];
+        free(parent);
+    }
+}
+
+static void random_links(tu_rng *rng, const smp_levels *lv, smp_links *lk)
+{
+    memset(lk, 0, sizeof(*lk));
+    lk->routing = tu_range(rng, 0, 1) ? SMP_ROUTING_ADAPTIVE : SMP_ROUTING_STATIC;
+    for (int l = 0; l < lv->nlevels; l++) {
+        if (tu_range(rng, 0, 3) == 0)
+            continue; /* NULL: one link of speed 1 each */
+        lk->uplinks[l] = malloc(sizeof(int32_t) * (size_t)lv->ngroups[l]);
+        lk->speed[l] = malloc(sizeof(double) * (size_t)lv->ngroups[l]);
+        assert_non_null(lk->uplinks[l]);
+        assert_non_null(lk->speed[l]);
+        for (int g = 0; g < lv->ngroups[l]; g++) {
+            lk->uplinks[l][g] = (int32_t)tu_range(rng, 1, 5);
+            lk->speed[l][g] = (double)tu_range(rng, 1, 8) / 4.0;
+        }
+    }
+}
+
+static void assert_near(const char *what, const char *name, double got, double want)
+{
+    if (!tu_close(got, want))
+        fail_msg("%s: %s %.12g, the reference %.12g", what, name, got, want);
+}
+
+static void test_link_score_reference(void **state)
+{
+    (void)state;
+    tu_rng rng = {3601};
+    smp_error err;
+    for (int it = 0; it < 200; it++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int n;
+        char what[256];
+        tu_random_instance(&rng, &g, &st, &slots, &n, what, sizeof(what));
+        int32_t *cap = tu_shares_of(slots, n, g.size);
+        int32_t *pl = malloc(sizeof(int32_t) * (size_t)g.size);
+        assert_non_null(pl);
+        tu_random_placement(&rng, cap, n, g.size, pl);
+        smp_levels lv;
+        smp_links lk;
+        random_levels(&rng, n, &lv);
+        random_links(&rng, &lv, &lk);
+        smp_link_score ls;
+        assert_ok(smp_link_score_compute(&g, &st, pl, n, &lv, &lk, &ls, &err), err);
+        double lmax, bound, up;
+        reference(&g, &st, pl, n, &lv, &lk, &lmax, &bound, &up);
+        assert_near(what, "L_max", ls.l_max, lmax);
+        assert_near(what, "bound", ls.bound, bound);
+        assert_near(what, "busiest link above the nodes", ls.up_max, up);
+        assert_true(ls.bound <= ls.l_max * (1 + 1e-12));
+        if (lk.routing == SMP_ROUTING_ADAPTIVE)
+            assert_near(what, "adaptive L_max against its bound", ls.l_max, ls.bound);
+        /* the node links alone: what J_max and the figures in stay */
+        smp_link_score bare;
+        assert_ok(smp_link_score_compute(&g, &st, pl, n, NULL, NULL, &bare, &err), err);
+        reference(&g, &st, pl, n, NULL, NULL, &lmax, &bound, &up);
+        assert_near(what, "L_max without levels", bare.l_max, lmax);
+        assert_near(what, "node links", ls.node_max, bare.l_max);
+        smp_links_free(&lk);
+        smp_levels_free(&lv);
+        free(pl);
+        free(cap);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+}
+
+/* The scale bench's case 4k-3d-7pt-16 on its tapered fat-tree (SimGrid
+ * FAT_TREE "2;32,32;1,8;1,1": 32 hosts per leaf, 8 uplinks per leaf,
+ * d-mod-k), 256 hosts host0..host255 of 16 ranks.  The figures are
+ * linkload.py's, which re-states SimGrid's routing independently:
+ *   platforms.py DIR; stencil-map plan SPEC --nodes 'host[0-255]'
+ *   --slots 16 --topology none --hostfile H (SPEC: dims 16,16,16, 7pt,
+ *   the algorithm); linkload.py DIR/fattree-tapered.xml H --dims 16,16,16
+ *   --stencil 7pt --cross 0
+ * blocked 64 (a host's link), nodecart 40 (a spine's link down to a
+ * leaf, and as many on a host's link), random 357 (a leaf's uplink). */
+static void test_link_score_scale_bench(void **state)
+{
+    (void)state;
+    static const struct {
+        smp_algorithm alg;
+        double linkload;
+        int level; /* where linkload.py's busiest link is: -1 a host's, 0 a leaf's, -2 both */
+    } want[] = {{SMP_ALG_BLOCKED, 64, -1}, {SMP_ALG_NODECART, 40, -2}, {SMP_ALG_RANDOM, 357, 0}};
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[3] = {16, 16, 16};
+    assert_ok(smp_grid_init(&g, 3, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 3, &err), err);
+    enum { N = 256 };
+    int32_t slots[N], leaf[N], k[N / 32];
+    for (int n = 0; n < N; n++) {
+        slots[n] = 16;
+        leaf[n] = n / 32;
+    }
+    for (int l = 0; l < N / 32; l++)
+        k[l] = 8;
+    smp_levels lv = {.nlevels = 1, .nnodes = N, .ngroups = {N / 32}, .group_of_node = {leaf}};
+    smp_links lk = {.routing = SMP_ROUTING_STATIC, .uplinks = {k}};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        smp_placement pl;
+        assert_ok(smp_plan(&g, &st, slots, N, want[i].alg, &pl, &err), err);
+        smp_link_score ls, ad;
+        assert_ok(smp_link_score_compute(&g, &st, pl.node_of_rank, N, &lv, &lk, &ls, &err), err);
+        if (fabs(ls.l_max - want[i].linkload) > 1e-9 ||
+            (want[i].level != -2 && ls.level != want[i].level))
+            fail_msg("%s: L_max %g at level %d, linkload.py %g at level %d",
+                     smp_algorithm_name(want[i].alg), ls.l_max, ls.level, want[i].linkload,
+                     want[i].level);
+        double lmax, bound, up;
+        reference(&g, &st, pl.node_of_rank, N, &lv, &lk, &lmax, &bound, &up);
+        assert_near(smp_algorithm_name(want[i].alg), "up_max", ls.up_max, up);
+        assert_near(smp_algorithm_name(want[i].alg), "bound", ls.bound, bound);
+        /* adaptive routing reaches the bound, never above static */
+        lk.routing = SMP_ROUTING_ADAPTIVE;
+        assert_ok(smp_link_score_compute(&g, &st, pl.node_of_rank, N, &lv, &lk, &ad, &err), err);
+        lk.routing = SMP_ROUTING_STATIC;
+        assert_near(smp_algorithm_name(want[i].alg), "adaptive", ad.l_max, ls.bound);
+        assert_true(ad.l_max <= ls.l_max);
+        smp_placement_free(&pl);
+    }
+    smp_stencil_free(&st);
+}
+
+/* auto told the levels and links keeps the least L_max of its candidates:
+ * never above either levels mode's plan nor any construction's; without
+ * levels the links change nothing. */
+static void test_plan_by_links(void **state)
+{
+    (void)state;
+    tu_rng rng = {3602};
+    smp_error err;
+    for (int it = 0; it < 40; it++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int n;
+        char what[256];
+        tu_random_instance(&rng, &g, &st, &slots, &n, what, sizeof(what));
+        smp_levels lv;
+        smp_links lk;
+        random_levels(&rng, n, &lv);
+        random_links(&rng, &lv, &lk);
+        smp_plan_opts o = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .effort = 1,
+                           .levels = &lv, .links = &lk};
+        smp_placement best;
+        smp_status s = smp_plan_with(&g, &st, slots, n, &o, &best, &err);
+        if (s == SMP_ERR_INFEASIBLE)
+            goto next;
+        assert_int_equal(s, SMP_OK);
+        assert_true(best.by_links);
+        for (int k = 0; k < 2 + SMP_ALG_COUNT; k++) {
+            smp_plan_opts c = o;
+            if (k < 2)
+                c.levels_mode = k ? SMP_LEVELS_GROUPS_FIRST : SMP_LEVELS_NODES_FIRST;
+            else if ((c.algorithm = (smp_algorithm)(k - 2)) == SMP_ALG_AUTO ||
+                     c.algorithm == SMP_ALG_CYCLIC || c.algorithm == SMP_ALG_RANDOM)
+                continue;
+            smp_placement other;
+            if (smp_plan_with(&g, &st, slots, n, &c, &other, &err))
+                continue; /* nodecart on nodes it cannot use */
+            if (other.link.l_max < best.link.l_max * (1 - 1e-9))
+                fail_msg("%s: auto by the links %g, candidate %d %g", what, best.link.l_max, k,
+                         other.link.l_max);
+            smp_placement_free(&other);
+        }
+        /* no levels: the links do not change the plan */
+        smp_plan_opts a = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .effort = 1};
+        smp_plan_opts b = a;
+        b.links = &lk;
+        smp_placement pa, pb;
+        assert_ok(smp_plan_with(&g, &st, slots, n, &a, &pa, &err), err);
+        assert_ok(smp_plan_with(&g, &st, slots, n, &b, &pb, &err), err);
+        assert_memory_equal(pa.node_of_rank, pb.node_of_rank, sizeof(int32_t) * (size_t)g.size);
+        assert_false(pb.by_links);
+        smp_placement_free(&pa);
+        smp_placement_free(&pb);
+        smp_placement_free(&best);
+    next:
+        smp_links_free(&lk);
+        smp_levels_free(&lv);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+}
+
+static void test_link_score_errors(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[2] = {4, 4};
+    assert_ok(smp_grid_init(&g, 2, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 2, &err), err);
+    int32_t pl[16], leaf[4] = {0, 0, 1, 1}, k[2] = {2, 0};
+    double sp[2] = {1, -1};
+    for (int r = 0; r < 16; r++)
+        pl[r] = r / 4;
+    smp_levels lv = {.nlevels = 1, .nnodes = 4, .ngroups = {2}, .group_of_node = {leaf}};
+    smp_links lk = {.routing = SMP_ROUTING_STATIC, .uplinks = {k}};
+    smp_link_score ls;
+    assert_err(smp_link_score_compute(&g, &st, pl, 4, &lv, &lk, &ls, &err), SMP_ERR_INPUT, err,
+               "links.uplinks[0][1]");
+    k[1] = 3;
+    lk.speed[0] = sp;
+    assert_err(smp_link_score_compute(&g, &st, pl, 4, &lv, &lk, &ls, &err), SMP_ERR_INPUT, err,
+               "links.speed[0][1]");
+    lk.speed[0] = NULL;
+    pl[5] = 4;
+    assert_err(smp_link_score_compute(&g, &st, pl, 4, &lv, &lk, &ls, &err), SMP_ERR_INPUT, err,
+               "rank 5");
+    pl[5] = 1;
+    assert_err(smp_link_score_compute(&g, &st, pl, 3, &lv, &lk, &ls, &err), SMP_ERR_INPUT, err,
+               "levels");
+    lk.routing = (smp_routing)7;
+    assert_err(smp_link_score_compute(&g, &st, pl, 4, &lv, &lk, &ls, &err), SMP_ERR_INPUT, err,
+               "links.routing");
+    smp_routing r;
+    assert_true(smp_routing_from_name("adaptive", &r) && r == SMP_ROUTING_ADAPTIVE);
+    assert_true(smp_routing_from_name("static", &r) && r == SMP_ROUTING_STATIC);
+    assert_false(smp_routing_from_name("dmodk", &r));
+    assert_string_equal(smp_routing_name(SMP_ROUTING_ADAPTIVE), "adaptive");
+    smp_stencil_free(&st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_link_score_reference),
+        cmocka_unit_test(test_link_score_scale_bench),
+        cmocka_unit_test(test_plan_by_links),
+        cmocka_unit_test(test_link_score_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

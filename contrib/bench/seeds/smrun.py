@@ -29,14 +29,14 @@ class StencilMap:
         ru = resource.getrusage(resource.RUSAGE_CHILDREN)
         return ru.ru_utime + ru.ru_stime
 
-    def spec(self, name, dims, stencil, keep=False):
+    def spec(self, name, dims, stencil, keep=False, objective=None):
         """Writes a spec file (dims, or an int d for MPI_Dims_create's
         balanced d dims; stencil name or offsets object) and returns its
         path."""
         path = os.path.join(self.keep if keep else self.work, name + ".json")
         grid = {"dims": "auto", "ndims": dims} if isinstance(dims, int) else {"dims": list(dims)}
         with open(path, "w") as f:
-            json.dump({"grid": grid, "stencil": stencil}, f)
+            json.dump(dict({"grid": grid, "stencil": stencil}, **({"objective": objective} if objective else {})), f)
         return path
 
     def _run(self, args):

@@ -213,6 +213,28 @@ int64_t smp_grid_rank(const smp_grid *grid, const int64_t *coords);
 const char *smp_order_name(smp_order order);
 bool smp_order_from_name(const char *name, smp_order *order);
 
+/* ---- weighted dims (seed 003, placement/dims/) ----------------------- */
+/* Seed 003's weights: w[i] = 2 * G / domain[i] * halo[i] * cost[i], G the
+ * product of domain[]; halo/cost NULL = 1 each.  Fields named in messages:
+ * grid.domain, grid.halo, grid.cost. */
+smp_status smp_dims_weights(int ndims, const double *domain, const double *halo,
+                            const double *cost, double *w, smp_error *err);
+/* The factorization of nprocs into ndims factors minimising
+ * sum(dims[i] * w[i]) (w NULL = equal weights); dims[i] > 0 on input are
+ * kept, 0 are free (as MPI_Dims_create).  *cost (may be NULL) gets the sum.
+ * Ties: the order MPI_Dims_create would give (free entries non-increasing,
+ * the most balanced first). */
+smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, int64_t *dims,
+                             double *cost, smp_error *err);
+/* Multi-level: sizes[0..nlevels-1] the processes per unit of each level,
+ * coarsest first (e.g. nodes, then cores per node: {8, 24}); dims_ml[i *
+ * nlevels + l] the factor of dim i at level l (inout, 0 = free); the grid's
+ * dims are the per-dim products.  Each level chosen in turn, coarsest first,
+ * so the coarse level's cut is smallest (seed 003's rule).  *cost (may be
+ * NULL) gets the coarsest level's sum(dims_ml[i][0] * w[i]). */
+smp_status smp_dims_ml(int ndims, const double *w, int nlevels, const int64_t *sizes,
+                       int64_t *dims_ml, double *cost, smp_error *err);
+
 /* ---- stencils --------------------------------------------------------- */
 /* Takes a copy of offsets/weights; validates no zero vector, no duplicates,
  * positive finite weights.  field is the prefix used in messages. */

@@ -163,7 +163,7 @@ static void wsearch_setup(struct wsearch *s, int ndims, const double *w, const i
 smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, int64_t *dims,
                              double *cost, smp_error *err)
 {
-    int64_t rest;
+    int64_t rest = 0;
     smp_status st;
     if ((st = check_fixed(nprocs, ndims, dims, &rest, err)) ||
         (st = smp_dims_check_weights(ndims, w, "w", err)))

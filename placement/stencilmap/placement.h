@@ -125,6 +125,12 @@ typedef struct {
     bool have_objective;     /* "objective" was given */
     smp_objective objective; /* "objective": "sum" or "max"; SMP_OBJ_DEFAULT if not given */
     int effort;              /* "effort": 1 to SMP_MAX_EFFORT; 0 if not given */
+    /* grid.dims "weighted" (dims_auto is set too): the dims minimise
+     * sum(dims[i] * dims_w[i]), level by level when the nodes are known;
+     * dims_w from grid.domain, grid.halo and grid.cost (seed 003), all 1
+     * when none is given. */
+    bool dims_weighted;
+    double dims_w[SMP_MAX_DIMS];
 } smp_spec;
 
 /* The allocation: node names with their slot counts, in Slurm's order. */
@@ -266,6 +272,15 @@ smp_status smp_spec_load(smp_spec *spec, const char *arg,
 /* Fills automatic dims from the task count, or checks that the grid size
  * equals ntasks when ntasks > 0. */
 smp_status smp_spec_resolve(smp_spec *spec, int64_t ntasks, smp_error *err);
+/* As smp_spec_resolve, knowing the nodes: with grid.dims "weighted" and
+ * nnodes nodes of equal slot counts P that hold ntasks exactly, the dims
+ * are chosen level by level (smp_dims_ml): nodes, then sockets (sockets,
+ * else the spec's "sockets", when it divides P; 0 = not known), then the
+ * cores of one; otherwise (or with nnodes 0) over ntasks in one level.
+ * levels_out (may be NULL) gets the sizes used and their count. */
+smp_status smp_spec_resolve_on(smp_spec *spec, int64_t ntasks, int nnodes, const int32_t *slots,
+                               int sockets, int64_t *levels_out, int *nlevels_out,
+                               smp_error *err);
 void smp_spec_free(smp_spec *spec);
 
 /* ---- nodes ------------------------------------------------------------ */

@@ -3,7 +3,8 @@
  * its worked examples and the dims of its halo benchmark tables (Hazel Hen,
  * LRZ), its 48-core renumbering counts; optimality against an exhaustive
  * search of the test's own; equal weights against MPICH's MPI_Dims_create;
- * fixed entries; refusals that name the field. */
+ * fixed entries; refusals that name the field; the spec's grid.dims
+ * "weighted" with grid.domain, grid.halo and grid.cost. */
 #include <math.h>
 
 #include "unit_util.h"
@@ -401,6 +402,89 @@ static void test_large_counts(void **state)
     assert_int_equal(dims[0], SMP_MAX_RANKS); /* 2^31 - 1 is prime */
 }
 
+static void parse(smp_spec *spec, const char *text)
+{
+    smp_error err;
+    assert_ok(smp_spec_parse(spec, text, strlen(text), NULL, &err), err);
+}
+
+/* grid.dims "weighted" with grid.domain: the halo benchmark's 1:2:4 on
+ * 8 nodes x 24 (sockets 2) gives its 4 x 6 x 8; without the nodes, one
+ * level over the task count */
+static void test_spec_weighted(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_spec spec;
+    const char *text = "{\"grid\": {\"dims\": \"weighted\", \"ndims\": 3, "
+                       "\"domain\": [1, 2, 4]}, \"stencil\": \"nearest\", \"sockets\": 2}";
+    parse(&spec, text);
+    assert_true(spec.dims_auto && spec.dims_weighted);
+    int32_t slots[8] = {24, 24, 24, 24, 24, 24, 24, 24};
+    int64_t sizes[3];
+    int nl;
+    assert_ok(smp_spec_resolve_on(&spec, 192, 8, slots, 0, sizes, &nl, &err), err);
+    assert_int_equal(nl, 3);
+    assert_true(sizes[0] == 8 && sizes[1] == 2 && sizes[2] == 12);
+    assert_true(spec.grid.dims[0] == 4 && spec.grid.dims[1] == 6 && spec.grid.dims[2] == 8);
+    assert_false(spec.dims_auto);
+    smp_spec_free(&spec);
+    /* one level: 192 in one, weights 8:4:2 (w_i = 2 G / g_i) */
+    parse(&spec, text);
+    assert_ok(smp_spec_resolve(&spec, 192, &err), err);
+    assert_true(spec.grid.dims[0] == 4 && spec.grid.dims[1] == 6 && spec.grid.dims[2] == 8);
+    smp_spec_free(&spec);
+    /* unequal nodes: one level too */
+    parse(&spec, text);
+    int32_t uneven[2] = {100, 92};
+    assert_ok(smp_spec_resolve_on(&spec, 192, 2, uneven, 0, sizes, &nl, &err), err);
+    assert_int_equal(nl, 1);
+    smp_spec_free(&spec);
+    /* halo and cost weigh in: cost 4 on dim 0 of a square grid */
+    parse(&spec, "{\"grid\": {\"dims\": \"weighted\", \"ndims\": 2, \"domain\": [100, 100],"
+                 " \"halo\": [1, 1], \"cost\": [4, 1]}, \"stencil\": \"nearest\"}");
+    assert_true(spec.dims_w[0] == 4 * spec.dims_w[1]);
+    assert_ok(smp_spec_resolve(&spec, 16, &err), err);
+    assert_true(spec.grid.dims[0] == 2 && spec.grid.dims[1] == 8);
+    smp_spec_free(&spec);
+}
+
+static void test_spec_weighted_refusals(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *field;
+    } bad[] = {
+        {"{\"grid\": {\"dims\": [4, 4], \"domain\": [1, 2]}, \"stencil\": \"nearest\"}",
+         "grid.domain: used only"},
+        {"{\"grid\": {\"dims\": \"auto\", \"ndims\": 2, \"cost\": [1, 2]}, \"stencil\": \"nearest\"}",
+         "grid.cost: used only"},
+        {"{\"grid\": {\"dims\": \"weighted\"}, \"stencil\": \"nearest\"}", "grid.ndims"},
+        {"{\"grid\": {\"dims\": \"weighed\", \"ndims\": 2}, \"stencil\": \"nearest\"}", "grid.dims"},
+        {"{\"grid\": {\"dims\": \"weighted\", \"ndims\": 2, \"domain\": [1]}, \"stencil\": \"nearest\"}",
+         "grid.domain: has 1 entries"},
+        {"{\"grid\": {\"dims\": \"weighted\", \"ndims\": 2, \"domain\": [1, 0]}, \"stencil\": \"nearest\"}",
+         "grid.domain[1]"},
+        {"{\"grid\": {\"dims\": \"weighted\", \"ndims\": 2, \"halo\": [1, \"x\"]}, \"stencil\": \"nearest\"}",
+         "grid.halo[1]"},
+        {"{\"grid\": {\"dims\": \"weighted\", \"ndims\": 2, \"halo\": [-1, 1]}, \"stencil\": \"nearest\"}",
+         "grid.halo[0]"},
+        {"{\"grid\": {\"dims\": \"weighted\", \"ndims\": 2, \"cost\": {}}, \"stencil\": \"nearest\"}",
+         "grid.cost: must be a list"},
+    };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        smp_error err;
+        smp_spec spec;
+        assert_err(smp_spec_parse(&spec, bad[k].text, strlen(bad[k].text), NULL, &err),
+                   SMP_ERR_INPUT, err, bad[k].field);
+    }
+    smp_error err;
+    smp_spec spec;
+    parse(&spec, "{\"grid\": {\"dims\": \"weighted\", \"ndims\": 2}, \"stencil\": \"nearest\"}");
+    assert_err(smp_spec_resolve(&spec, 0, &err), SMP_ERR_INPUT, err, "grid.dims");
+    smp_spec_free(&spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +500,8 @@ int main(void)
         cmocka_unit_test(test_fixed_entries),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_large_counts),
+        cmocka_unit_test(test_spec_weighted),
+        cmocka_unit_test(test_spec_weighted_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

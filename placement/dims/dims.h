@@ -11,9 +11,12 @@
 #include "model/model.h"
 
 /* Most steps the exhaustive search over factorizations may take before it
- * refuses (weighted.c): far above any MPI size seen (735134400 into 8 free
- * dims, the worst case below 2^31, takes about 10^6 with the bound). */
-#define SMP_DIMS_MAX_STEPS ((int64_t)200000000)
+ * refuses (weighted.c): about 2.5 s of one core.  What the bound leaves
+ * of the counts below 2^31 with the most divisors (735134400: 1344) into
+ * 8 dims: 0.15 s with equal weights, at most 1.4 s with weights up to 16
+ * orders of magnitude apart; farther apart, costs tie in floating point
+ * and the search refuses. */
+#define SMP_DIMS_MAX_STEPS ((int64_t)50000000)
 /* Most levels smp_dims_ml() takes: nodes, sockets, cores and a network
  * level or two above. */
 #define SMP_DIMS_MAX_LEVELS 8

@@ -3,7 +3,8 @@
  * ndims factors with the smallest sum(dims[i] * w[i]), the exchange of one
  * process up to a common factor (weights.c).  Exhaustive over the ordered
  * factorizations drawn from the divisors, cut by the AM-GM bound: k factors
- * with product R and weights w_j cost at least k * (R * prod w_j)^(1/k).
+ * with product R and weights w_j cost at least k * (R * prod w_j)^(1/k),
+ * with the heaviest held at 1 where that optimum would put them below.
  * Ties are broken as MPICH's MPI_Dims_create breaks them: the most
  * balanced free entries (smallest max - min), then the larger first.  With
  * equal weights this gives MPICH's dims for every count up to 3000 into 2
@@ -17,8 +18,10 @@
 struct wsearch {
     int nfree;
     double w[SMP_MAX_DIMS];          /* weights of the free dims, in order */
-    double tail_log[SMP_MAX_DIMS];   /* sum of log w over free dims k.. */
-    bool tail_zero[SMP_MAX_DIMS];    /* some weight 0 among free dims k.. */
+    /* the weights of free dims k.., heaviest first, and the sums of the
+     * logs of tail_w[k][j..] */
+    double tail_w[SMP_MAX_DIMS][SMP_MAX_DIMS];
+    double tail_log[SMP_MAX_DIMS][SMP_MAX_DIMS + 1];
     const int64_t *divs;             /* divisors of the free product, ascending */
     int ndivs;
     int64_t cur[SMP_MAX_DIMS], best[SMP_MAX_DIMS];
@@ -28,18 +31,30 @@ struct wsearch {
     bool over;
 };
 
+/* costs this close to the best are ties: relative, so that weights of any
+ * scale (1e-300 or 1e300) tie and prune alike */
 static double tolerance(double cost)
 {
-    return 1e-9 * (fabs(cost) > 1.0 ? fabs(cost) : 1.0);
+    return 1e-9 * fabs(cost);
 }
 
-/* the least the free dims k.. can cost when their product is rest */
+/* The least the free dims k.. can cost when their product is rest, each at
+ * least 1: by AM-GM the m lightest cost m * (rest * their product)^(1/m)
+ * with dims lambda / w_j; a heavier dim whose lambda / w_j would fall below
+ * 1 is held at 1 (the box-constrained relaxation's optimum). */
 static double lower_bound(const struct wsearch *s, int k, int64_t rest)
 {
-    if (s->tail_zero[k])
-        return 0.0;
-    int left = s->nfree - k;
-    return left * exp((s->tail_log[k] + log((double)rest)) / left);
+    int n = s->nfree - k;
+    const double *w = s->tail_w[k];
+    double held = 0.0, logr = log((double)rest);
+    for (int j = 0; j < n; j++) {
+        int m = n - j;
+        double lambda = exp((s->tail_log[k][j] + logr) / m);
+        if (lambda >= w[j] || m == 1)
+            return held + m * lambda;
+        held += w[j];
+    }
+    return held;
 }
 
 static int64_t spread(const int64_t *v, int n)
@@ -146,18 +161,59 @@ static smp_status check_fixed(int64_t nprocs, int ndims, const int64_t *dims, in
     return SMP_OK;
 }
 
+static int heavier_first(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* the free dims' weights (all > 0 here: zero weights go to
+ * zero_weight_dims) and, per tail, sorted with their log sums */
 static void wsearch_setup(struct wsearch *s, int ndims, const double *w, const int64_t *dims)
 {
     memset(s, 0, sizeof(*s));
     for (int i = 0; i < ndims; i++)
         if (dims[i] == 0)
             s->w[s->nfree++] = w ? w[i] : 1.0;
-    for (int k = s->nfree - 1; k >= 0; k--) {
-        bool zero = s->w[k] <= 0.0;
-        double next = k + 1 < s->nfree ? s->tail_log[k + 1] : 0.0;
-        s->tail_zero[k] = zero || (k + 1 < s->nfree && s->tail_zero[k + 1]);
-        s->tail_log[k] = zero ? 0.0 : next + log(s->w[k]);
+    for (int k = 0; k < s->nfree; k++) {
+        int n = s->nfree - k;
+        memcpy(s->tail_w[k], s->w + k, sizeof(double) * (size_t)n);
+        qsort(s->tail_w[k], (size_t)n, sizeof(double), heavier_first);
+        s->tail_log[k][n] = 0.0;
+        for (int j = n - 1; j >= 0; j--)
+            s->tail_log[k][j] = s->tail_log[k][j + 1] + log(s->tail_w[k][j]);
     }
+}
+
+/* Some free dim weighs 0: every process goes to those dims at no cost, each
+ * other free dim is 1 (any more costs its weight), and the zero-weight dims
+ * share them as equal weights would, which is a short search; the bound
+ * alone would enumerate them all. */
+static bool zero_weight_free(int ndims, const double *w, const int64_t *dims)
+{
+    for (int i = 0; w && i < ndims; i++)
+        if (dims[i] == 0 && w[i] == 0.0)
+            return true;
+    return false;
+}
+
+static smp_status zero_weight_dims(int64_t nprocs, int ndims, const double *w, int64_t *dims,
+                                   double *cost, smp_error *err)
+{
+    int64_t d[SMP_MAX_DIMS];
+    for (int i = 0; i < ndims; i++)
+        d[i] = dims[i] == 0 && w[i] > 0.0 ? 1 : dims[i];
+    smp_status st = smp_dims_weighted(nprocs, ndims, NULL, d, NULL, err);
+    if (st)
+        return st;
+    double sum = 0.0;
+    for (int i = 0; i < ndims; i++) {
+        dims[i] = d[i];
+        sum += w[i] * (double)d[i];
+    }
+    if (cost)
+        *cost = sum;
+    return SMP_OK;
 }
 
 smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, int64_t *dims,
@@ -168,6 +224,8 @@ smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, int64_t
     if ((st = check_fixed(nprocs, ndims, dims, &rest, err)) ||
         (st = smp_dims_check_weights(ndims, w, "w", err)))
         return st;
+    if (zero_weight_free(ndims, w, dims))
+        return zero_weight_dims(nprocs, ndims, w, dims, cost, err);
     struct wsearch s;
     wsearch_setup(&s, ndims, w, dims);
     if (s.nfree == 0 && rest != 1)
@@ -183,7 +241,8 @@ smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, int64_t
         if (s.over)
             return smp_error_set(err, SMP_ERR_INFEASIBLE,
                                  "nprocs %lld: more than %lld steps to search its factorizations "
-                                 "into %d free dims; fix some dims",
+                                 "into %d free dims (weights many orders of magnitude apart tie "
+                                 "too often); fix some dims or bring the weights closer",
                                  (long long)nprocs, (long long)SMP_DIMS_MAX_STEPS, s.nfree);
     }
     double sum = 0.0;

@@ -400,6 +400,29 @@ static void test_large_counts(void **state)
     int64_t dims[8] = {0};
     assert_ok(smp_dims_weighted(SMP_MAX_RANKS, 8, NULL, dims, NULL, &err), err);
     assert_int_equal(dims[0], SMP_MAX_RANKS); /* 2^31 - 1 is prime */
+    /* weights of every scale, and zero weights (which the bound cannot cut:
+     * the zero-weight dims take every process, the others 1) */
+    static const double scales[] = {1e-300, 1e-9, 1e9, 1e300};
+    for (size_t k = 0; k < sizeof(scales) / sizeof(scales[0]); k++) {
+        double w[8];
+        int64_t d[8] = {0}, prod = 1;
+        for (int i = 0; i < 8; i++)
+            w[i] = scales[k] * (1.0 + i);
+        assert_ok(smp_dims_weighted(p, 8, w, d, NULL, &err), err);
+        for (int i = 0; i < 8; i++)
+            prod *= d[i];
+        assert_int_equal(prod, p);
+    }
+    double half[8] = {1, 0, 1, 0, 1, 0, 1, 0}, zero[8] = {0};
+    int64_t d[8] = {0}, z[8] = {0}, mpi[4] = {0};
+    double cost;
+    assert_ok(smp_dims_weighted(p, 8, half, d, &cost, &err), err);
+    assert_ok(smp_dims_weighted(p, 4, NULL, mpi, NULL, &err), err);
+    assert_true(cost == 4.0);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(d[i], i % 2 ? mpi[i / 2] : 1);
+    assert_ok(smp_dims_weighted(p, 8, zero, z, &cost, &err), err);
+    assert_true(cost == 0.0 && z[0] >= z[7]);
 }
 
 static void parse(smp_spec *spec, const char *text)

@@ -272,8 +272,9 @@ t_slurmctld_warned() { # WANT_REGEX
 }
 
 # A node in no switch: Slurm's topology/tree leaves it out of every job
-# (the tree's switches are where it looks for nodes; 22.05, 24.11 and
-# 26.05 refuse a job that needs it: "Requested node configuration is not
+# (the tree's switches are where it looks for nodes: 22.05 and 26.05
+# refuse a job that needs it with "Requested node configuration is not
+# available", 24.11 with "Requested topology configuration is not
 # available"), so no step of ours ever holds it.  The 3 nodes Slurm does
 # give are placed on its levels, with no repair and no warning, with or
 # without topology_strict=yes.
@@ -284,7 +285,7 @@ t_slurm_missing() { # PLUGSTACK_ARGS...
         return 1
     fi
     cat err
-    grep -q 'Requested node configuration is not available' err ||
+    grep -qE 'Requested (node|topology) configuration is not available' err ||
         { fail "salloc -N4 was not refused as Slurm refuses a node out of the tree"; return 1; }
     as salloc -N3 -n24 srun --stencil-map=auto:2d:5pt "$TASK" >out 2>err ||
         { fail "srun on the 3 nodes in the tree failed"; cat err; return 1; }

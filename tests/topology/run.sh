@@ -272,14 +272,18 @@ t_slurmctld_warned() { # WANT_REGEX
 }
 
 # A node in no switch: Slurm's topology/tree leaves it out of every job
-# (the tree's switches are where it looks for nodes: 22.05 and 26.05
-# refuse a job that needs it with "Requested node configuration is not
-# available", 24.11 with "Requested topology configuration is not
-# available"), so no step of ours ever holds it.  The 3 nodes Slurm does
-# give are placed on its levels, with no repair and no warning, with or
-# without topology_strict=yes.
-t_slurm_missing() { # PLUGSTACK_ARGS...
-    plugstack "$@"
+# of several nodes (the tree's switches are where it looks for them: 22.05
+# and 26.05 refuse a job that needs it with "Requested node configuration
+# is not available", 24.11 with "Requested topology configuration is not
+# available").  22.05 and 24.11 refuse it even alone (-w); 26.05 gives a
+# one-node job any node: that step, whose nodes Slurm's topology does not
+# list, is planned on its node with a warning (recorded), and refused
+# under topology_strict=yes.  The 3 nodes in the tree are placed on
+# Slurm's levels with no repair and no warning, strict or not.
+t_slurm_missing() { # STRICT(0|1)
+    local strict=$1
+    slurm_release_at_least 22.05.0 # sets SLURM_RELEASE
+    if [ "$strict" = 1 ]; then plugstack topology_strict=yes; else plugstack; fi
     if as salloc -N4 -n32 srun hostname >out 2>err; then
         fail "Slurm gave a job the node in no switch: the test expects it left out"; cat err out
         return 1
@@ -287,6 +291,27 @@ t_slurm_missing() { # PLUGSTACK_ARGS...
     cat err
     grep -qE 'Requested (node|topology) configuration is not available' err ||
         { fail "salloc -N4 was not refused as Slurm refuses a node out of the tree"; return 1; }
+    local rc=0
+    as salloc -N1 -w node4 -n8 srun --stencil-map=auto:2d:5pt "$TASK" >out 2>err || rc=$?
+    cat err
+    if grep -qE 'Requested (node|topology) configuration is not available' err; then
+        echo "Slurm $SLURM_RELEASE refuses node4 even alone"
+    elif [ "$strict" = 1 ]; then
+        [ "$rc" -ne 0 ] && grep -q '^stencil-map: .*node node4 is in no switch' err ||
+            { fail "strict: the step on node4 alone did not fail naming it"; return 1; }
+        echo "Slurm $SLURM_RELEASE gives node4 alone; strict: the step failed naming it"
+    else
+        [ "$rc" -eq 0 ] || { fail "the step on node4 alone failed"; return 1; }
+        grep -q '^stencil-map: warning: .*node node4 is in no switch' err ||
+            { fail "no warning that node4 is in no switch"; return 1; }
+        verify_run auto:2d:5pt out err 8 --topology none || return 1 # no level splits one node
+        local rec
+        rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+        json_get "$rec" 'd["topology_warnings"]' | grep -q 'node4 is in no switch' &&
+            [ "$(json_get "$rec" 'd["topology_source"]')" = "slurm (topology/tree)" ] ||
+            { fail "the record has not Slurm's source and the warning"; return 1; }
+        echo "Slurm $SLURM_RELEASE gives node4 alone: planned on it, warned, recorded"
+    fi
     as salloc -N3 -n24 srun --stencil-map=auto:2d:5pt "$TASK" >out 2>err ||
         { fail "srun on the 3 nodes in the tree failed"; cat err; return 1; }
     cat err
@@ -299,7 +324,7 @@ t_slurm_missing() { # PLUGSTACK_ARGS...
         { fail "record node_groups are not [0, 0, 1]"; json_get "$rec" 'd["topology"]'; return 1; }
     [ "$(json_get "$rec" 'd.get("topology_warnings")')" = null ] ||
         { fail "the record has topology_warnings"; return 1; }
-    echo "Slurm refused the node in no switch; the 3 it gave placed on its levels, nothing repaired"
+    echo "the 3 nodes in the tree placed on Slurm's levels, nothing repaired"
 }
 
 # a bad topology: srun fails naming it and no task starts; under
@@ -444,8 +469,8 @@ run_test slurm-strict-node-twice t_bad 'node3 is in both' topology_strict=yes
 echo "== slurmctld itself on a topology.conf with node4 in no switch"
 topo_up "$WORK/partial.conf"
 run_test slurmctld-node-missing t_slurmctld_warned 'switches lack access to 1 nodes: node4'
-run_test slurm-node-missing t_slurm_missing
-run_test slurm-strict-node-missing t_slurm_missing topology_strict=yes
+run_test slurm-node-missing t_slurm_missing 0
+run_test slurm-strict-node-missing t_slurm_missing 1
 plugstack
 if has_block; then
     echo "== the same nodes in two blocks (topology/block, Slurm $SLURM_RELEASE)"

@@ -310,7 +310,11 @@ t_slurm_missing() { # STRICT(0|1)
         json_get "$rec" 'd["topology_warnings"]' | grep -q 'node4 is in no switch' &&
             [ "$(json_get "$rec" 'd["topology_source"]')" = "slurm (topology/tree)" ] ||
             { fail "the record has not Slurm's source and the warning"; return 1; }
-        echo "Slurm $SLURM_RELEASE gives node4 alone: planned on it, warned, recorded"
+        mc "$SM" audit --no-slurm --record "$rec" >audit.txt 2>&1 ||
+            { fail "stencil-map audit --record $rec says it is not consistent"; cat audit.txt; return 1; }
+        grep -q "repaired .*node4 is in no switch" audit.txt ||
+            { fail "audit does not show the repair"; cat audit.txt; return 1; }
+        echo "Slurm $SLURM_RELEASE gives node4 alone: planned on it, warned, recorded, audited"
     fi
     as salloc -N3 -n24 srun --stencil-map=auto:2d:5pt "$TASK" >out 2>err ||
         { fail "srun on the 3 nodes in the tree failed"; cat err; return 1; }

@@ -5,6 +5,8 @@
  * by Slurm), Slurm's answer as the lines scontrol prints; the file is
  * opened here, in srun, with the user's rights (slurmstepd never reads
  * it). */
+#define _GNU_SOURCE /* asprintf */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,37 @@ static smp_status from_slurm(sm_slurm_topology_fn slurm, smt_topology **t, char 
     smp_status s = smt_parse_printed(text, strlen(text), t, err);
     free(text);
     return s;
+}
+
+/* Slurm's own topology lists none of the step's nodes: they are in no
+ * switch (slurmctld logged "switches lack access to N nodes"; 26.05 still
+ * gives such a node to a one-node job, which skips the tree).  The file
+ * is the cluster's, so this is not the "names none of the step's nodes"
+ * of a foreign file but nodes each in a group of its own, which split
+ * nothing: planned on nodes only, with a warning, or refused when strict. */
+static smp_status outside_slurm_tree(const smt_topology *t, const smp_nodes *nodes, bool strict,
+                                     char **warnings, smp_error *err)
+{
+    const char *word = strcmp(smt_kind(t), "topology/block") ? "switch" : "block";
+    if (strict)
+        return smp_error_set(err, SMP_ERR_INPUT, "topology %s: node %s is in no %s",
+                             smt_source(t), nodes->names[0], word);
+    char names[200];
+    size_t k = 0;
+    names[0] = '\0';
+    for (int v = 0; v < nodes->count && k + 40 < sizeof(names); v++)
+        k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", v ? ", " : "",
+                              nodes->names[v]);
+    if (k + 40 >= sizeof(names))
+        snprintf(names + k, sizeof(names) - k, ", ...");
+    int many = nodes->count > 1;
+    if (asprintf(warnings, "topology %s: node%s %s %s in no %s: %sa group of its own at every "
+                 "level\n", smt_source(t), many ? "s" : "", names, many ? "are" : "is", word,
+                 many ? "each " : "") < 0) {
+        *warnings = NULL;
+        return smp_error_set(err, SMP_ERR_SYSTEM, "network topology: out of memory");
+    }
+    return SMP_OK;
 }
 
 /* What was repaired in the topology (topology_strict=no), one line each
@@ -99,11 +132,19 @@ smp_status sm_step_levels_noted(const sm_policy *pol, const smp_nodes *nodes,
         s = from_slurm(slurm, &t, source, sizeof(source), err);
     }
     char *warnings = NULL;
+    if (!s && t && pol->topology != SM_TOPOLOGY_FILE && nodes->count > 0 &&
+        smt_nodes_named(t, nodes) == 0) {
+        s = outside_slurm_tree(t, nodes, pol->topology_strict, &warnings, err);
+        smt_free(t); /* no level: planned on nodes only */
+        t = NULL;
+    }
     if (!s && t)
         s = smt_levels_with(t, nodes, pol->topology_strict, out, &warnings, err);
     print_warnings(warnings);
     if (!s && t)
         keep_notes(t, out, warnings, notes);
+    else if (!s && notes) /* no level, but what was repaired is recorded */
+        notes->warnings = warnings;
     else
         free(warnings);
     if (!s && t && out->nlevels > 0)

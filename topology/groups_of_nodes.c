@@ -359,3 +359,16 @@ smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_lev
 {
     return smt_levels_with(t, nodes, false, out, NULL, err);
 }
+
+int smt_nodes_named(const smt_topology *t, const smp_nodes *nodes)
+{
+    if (t->n == 0)
+        return -1;
+    int found = 0;
+    for (int v = 0; v < nodes->count; v++) {
+        int64_t cnt;
+        smt_members_of(t, nodes->names[v], &cnt);
+        found += cnt > 0;
+    }
+    return found;
+}

@@ -107,6 +107,10 @@ const char *smt_source(const smt_topology *t);
  * nlevels == 0.  out->source is smt_source(t). */
 smp_status smt_levels_with(const smt_topology *t, const smp_nodes *nodes, bool strict,
                            smp_levels *out, char **warnings, smp_error *err);
+/* How many of the step's nodes the topology puts under a leaf switch or
+ * in a block (0: smt_levels_with refuses it as another cluster's; -1
+ * when the topology has no switch or block at all). */
+int smt_nodes_named(const smt_topology *t, const smp_nodes *nodes);
 /* smt_levels_with, not strict, the warnings dropped. */
 smp_status smt_levels_for(const smt_topology *t, const smp_nodes *nodes, smp_levels *out,
                           smp_error *err);

@@ -562,6 +562,37 @@ static void test_saved_output_file(void **state)
     sm_step_release(&st);
 }
 
+/* Slurm's own topology lists none of the step's nodes (26.05 gives a
+ * one-node job a node in no switch): not another cluster's file but nodes
+ * in no switch, planned on nodes only with one warning, recorded; refused
+ * with topology_strict=yes.  A file that names none stays an error
+ * (test_bad_topologies). */
+static void test_slurm_lists_none(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    sm_step st;
+    char line[512];
+    policy(&pol, NULL, NULL);
+    answer = "SwitchName=a Level=0 LinkSpeed=1 Nodes=node[5-6]\n";
+    answer_fails = 0;
+    assert_int_equal(plan(&st, &pol, "auto:2d:5pt", fake_slurm, NULL, 0), 0);
+    assert_true(st.placed);
+    assert_int_equal(st.levels.nlevels, 0);
+    assert_string_equal(st.levels.source, "slurm (topology/tree)");
+    assert_int_equal(sm_level_notes_count(&st.level_notes), 1);
+    if (!strstr(st.level_notes.warnings,
+                "nodes node1, node2, node3, node4 are in no switch: each a group of its own"))
+        fail_msg("warnings: %s", st.level_notes.warnings);
+    summary(&st, line, sizeof(line));
+    if (!strstr(line, ", topology repaired 1 time\n") || strstr(line, "between"))
+        fail_msg("summary: %s", line);
+    sm_step_release(&st);
+    strict_arg = "topology_strict=yes";
+    expect_fails(NULL, answer, 0, "node node1 is in no switch");
+    strict_arg = NULL;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_repaired_topology),
         cmocka_unit_test(test_repairs_recorded),
         cmocka_unit_test(test_saved_output_file),
+        cmocka_unit_test(test_slurm_lists_none),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

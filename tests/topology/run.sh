@@ -13,7 +13,10 @@
 # them.  A site file (topology=FILE) and topology=none in plugstack.conf;
 # every bad topology fails the step naming the problem, or under
 # on_error=blocked launches blocked and says so, never another placement
-# than the one reported.  Prints "ok NAME" / "FAIL NAME" and "N passed, M
+# than the one reported.  slurmctld itself on a topology.conf that does not
+# nest (a node under two leaf switches; a node in no switch, which Slurm
+# leaves out of every job): the step placed on the repaired levels, warned,
+# recorded and audited, or refused under topology_strict=yes.  Prints "ok NAME" / "FAIL NAME" and "N passed, M
 # failed", and always brings the cluster down.
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-topology), MINICLUSTER_PORT_BASE
@@ -224,6 +227,110 @@ t_repaired() { # WANT_REGEX PLUGSTACK_ARGS...
     echo "repaired: warned naming '$want', placed on the levels kept"
 }
 
+# Slurm itself runs with a topology.conf that does not nest (slurmctld logs
+# "Multiple leaf switches contain nodes" or "switches lack access to N
+# nodes" and goes on, in 22.05, 24.11 and 26.05 alike) and the plugin takes
+# its levels from Slurm: the step is placed where `stencil-map plan
+# --topology` puts it on the same file (repaired the same way), srun warns
+# and counts the repairs on its line, the record keeps Slurm as the source,
+# the repaired groups and the warnings, and `stencil-map audit` prints them.
+t_slurm_repaired() { # WANT_REGEX FILE GROUPS(json)
+    local want=$1 file=$2 groups=$3
+    plugstack
+    as salloc -N4 -n32 srun --stencil-map=auto:2d:5pt "$TASK" >out 2>err ||
+        { fail "srun failed"; cat err; return 1; }
+    cat err
+    grep -qE "^stencil-map: warning: .*$want" err || { fail "no warning naming '$want'"; return 1; }
+    if grep -q 'launching WITHOUT stencil placement' err; then fail "launched blocked"; return 1; fi
+    grep -qE "^stencil-map: .*between switches .*, topology repaired [0-9]+ times?" err ||
+        { fail "srun's line has no figures between switches or no repair count"; return 1; }
+    verify_run auto:2d:5pt out err 32 --topology "$file" || return 1
+    local rec
+    rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+    [ "$(json_get "$rec" 'd["topology"]["source"]')" = "slurm (topology/tree)" ] ||
+        { fail "record topology.source is not Slurm's"; json_get "$rec" 'd.get("topology")'; return 1; }
+    [ "$(json_get "$rec" 'd["topology"]["levels"][0]["node_groups"]')" = "$groups" ] ||
+        { fail "record node_groups are not $groups"; json_get "$rec" 'd["topology"]'; return 1; }
+    json_get "$rec" 'd["topology_warnings"]' | grep -qE "$want" ||
+        { fail "record topology_warnings do not name '$want'"; return 1; }
+    mc "$SM" audit --no-slurm --record "$rec" >audit.txt 2>&1 ||
+        { fail "stencil-map audit --record $rec says it is not consistent"; cat audit.txt; return 1; }
+    cat audit.txt
+    grep -qE "repaired .*$want" audit.txt || { fail "audit does not show the repair"; return 1; }
+    echo "Slurm's own topology repaired: warned, placed as plan --topology, groups $groups recorded and audited"
+}
+
+# slurmctld's log says it read the file and warned, as each release's
+# topology/tree does (22.05 topology_tree.c, 24.11 and 26.05
+# switch_record.c), and it runs on
+t_slurmctld_warned() { # WANT_REGEX
+    local log=$MINICLUSTER_DIR/log/slurmctld.log
+    grep -E "$1" "$log" || { fail "slurmctld's log has no '$1'"; tail -20 "$log"; return 1; }
+    mc scontrol show topology >topo.txt || { fail "scontrol show topology failed"; return 1; }
+    cat topo.txt
+    echo "slurmctld ran with the file and warned"
+}
+
+# A node in no switch: Slurm's topology/tree leaves it out of every job
+# of several nodes (the tree's switches are where it looks for them: 22.05
+# and 26.05 refuse a job that needs it with "Requested node configuration
+# is not available", 24.11 with "Requested topology configuration is not
+# available").  22.05 and 24.11 refuse it even alone (-w); 26.05 gives a
+# one-node job any node: that step, whose nodes Slurm's topology does not
+# list, is planned on its node with a warning (recorded), and refused
+# under topology_strict=yes.  The 3 nodes in the tree are placed on
+# Slurm's levels with no repair and no warning, strict or not.
+t_slurm_missing() { # STRICT(0|1)
+    local strict=$1
+    slurm_release_at_least 22.05.0 # sets SLURM_RELEASE
+    if [ "$strict" = 1 ]; then plugstack topology_strict=yes; else plugstack; fi
+    if as salloc -N4 -n32 srun hostname >out 2>err; then
+        fail "Slurm gave a job the node in no switch: the test expects it left out"; cat err out
+        return 1
+    fi
+    cat err
+    grep -qE 'Requested (node|topology) configuration is not available' err ||
+        { fail "salloc -N4 was not refused as Slurm refuses a node out of the tree"; return 1; }
+    local rc=0
+    as salloc -N1 -w node4 -n8 srun --stencil-map=auto:2d:5pt "$TASK" >out 2>err || rc=$?
+    cat err
+    if grep -qE 'Requested (node|topology) configuration is not available' err; then
+        echo "Slurm $SLURM_RELEASE refuses node4 even alone"
+    elif [ "$strict" = 1 ]; then
+        [ "$rc" -ne 0 ] && grep -q '^stencil-map: .*node node4 is in no switch' err ||
+            { fail "strict: the step on node4 alone did not fail naming it"; return 1; }
+        echo "Slurm $SLURM_RELEASE gives node4 alone; strict: the step failed naming it"
+    else
+        [ "$rc" -eq 0 ] || { fail "the step on node4 alone failed"; return 1; }
+        grep -q '^stencil-map: warning: .*node node4 is in no switch' err ||
+            { fail "no warning that node4 is in no switch"; return 1; }
+        verify_run auto:2d:5pt out err 8 --topology none || return 1 # no level splits one node
+        local rec
+        rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+        json_get "$rec" 'd["topology_warnings"]' | grep -q 'node4 is in no switch' &&
+            [ "$(json_get "$rec" 'd["topology_source"]')" = "slurm (topology/tree)" ] ||
+            { fail "the record has not Slurm's source and the warning"; return 1; }
+        mc "$SM" audit --no-slurm --record "$rec" >audit.txt 2>&1 ||
+            { fail "stencil-map audit --record $rec says it is not consistent"; cat audit.txt; return 1; }
+        grep -q "repaired .*node4 is in no switch" audit.txt ||
+            { fail "audit does not show the repair"; cat audit.txt; return 1; }
+        echo "Slurm $SLURM_RELEASE gives node4 alone: planned on it, warned, recorded, audited"
+    fi
+    as salloc -N3 -n24 srun --stencil-map=auto:2d:5pt "$TASK" >out 2>err ||
+        { fail "srun on the 3 nodes in the tree failed"; cat err; return 1; }
+    cat err
+    if grep -qE 'warning|repaired|WITHOUT' err; then fail "a warning on a step of nodes all in the tree"; return 1; fi
+    grep -q "^stencil-map: .*between switches" err || { fail "srun's line has no figures between switches"; return 1; }
+    verify_run auto:2d:5pt out err 24 --topology "$WORK/partial.conf" || return 1
+    local rec
+    rec=$(sort -n out | awk 'NR == 1 { print $9 }')
+    [ "$(json_get "$rec" 'd["topology"]["levels"][0]["node_groups"]')" = "[0, 0, 1]" ] ||
+        { fail "record node_groups are not [0, 0, 1]"; json_get "$rec" 'd["topology"]'; return 1; }
+    [ "$(json_get "$rec" 'd.get("topology_warnings")')" = null ] ||
+        { fail "the record has topology_warnings"; return 1; }
+    echo "the 3 nodes in the tree placed on Slurm's levels, nothing repaired"
+}
+
 # a bad topology: srun fails naming it and no task starts; under
 # on_error=blocked the step runs blocked, loudly, with a record saying why
 t_bad() { # WANT_REGEX PLUGSTACK_ARGS...
@@ -357,6 +464,17 @@ run_test bad-loop t_bad 'loop' "topology=$WORK/loop.conf"
 run_test bad-foreign t_bad "names none of the step's nodes" "topology=$WORK/foreign.conf"
 run_test bad-unreadable t_bad 'secret.conf.*Permission denied' "topology=$WORK/secret.conf"
 run_test bad-absent t_bad 'absent.conf.*cannot open' "topology=$WORK/absent.conf"
+plugstack
+echo "== slurmctld itself on a topology.conf with node3 under two leaf switches"
+topo_up "$WORK/twice.conf"
+run_test slurmctld-node-twice t_slurmctld_warned 'Multiple leaf switches contain nodes: node3'
+run_test slurm-node-twice t_slurm_repaired 'node3 is under 2 leaf switches' "$WORK/twice.conf" "[0, 0, 1, 2]"
+run_test slurm-strict-node-twice t_bad 'node3 is in both' topology_strict=yes
+echo "== slurmctld itself on a topology.conf with node4 in no switch"
+topo_up "$WORK/partial.conf"
+run_test slurmctld-node-missing t_slurmctld_warned 'switches lack access to 1 nodes: node4'
+run_test slurm-node-missing t_slurm_missing 0
+run_test slurm-strict-node-missing t_slurm_missing 1
 plugstack
 if has_block; then
     echo "== the same nodes in two blocks (topology/block, Slurm $SLURM_RELEASE)"

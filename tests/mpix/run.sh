@@ -19,7 +19,11 @@
 # env: MINICLUSTER_DIR (default /var/lib/smc-mpix), MINICLUSTER_PORT_BASE
 #      (22600), MPIX_PREFIX (/var/lib/smc-mpix-prefix), MPIX_BUILD_ROOT
 #      (/var/lib/smc-mpix-build), MPIX_WORK (/var/lib/smc-mpix-work),
-#      MPIX_SKIP_BUILD=1 to reuse the install, MPIX_ONLY=REGEX.
+#      MPIX_SKIP_BUILD=1 to reuse the install, MPIX_ONLY=REGEX,
+#      MPIX_BENCH="32 64 128 256": after the tests, the cost of
+#      MPIX_Cart_stencil_comm beside MPI_Cart_create at those ranks
+#      (bench_stencil_comm.c, 4 nodes of 64 CPUs, oversubscribing this
+#      machine's cores), FIGURES lines; not a test.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -63,7 +67,9 @@ build() {
         mpicc.mpich -O1 -o "$WORK/bin/cart-mpich" "$src" &&
         mpicc -O1 -DWITH_MPIX -I"$PREFIX/include" -o "$WORK/bin/mpix-openmpi" "$src" -L"$LIB" $rp -lstencilmap-mpix &&
         mpicc.mpich -O1 -DWITH_MPIX -I"$PREFIX/include" -o "$WORK/bin/mpix-mpich" "$src" -L"$LIB" $rp \
-            -lstencilmap-reorder-mpich ||
+            -lstencilmap-reorder-mpich &&
+        mpicc -O1 -I"$PREFIX/include" -o "$WORK/bin/bench-openmpi" "$HERE/bench_stencil_comm.c" -L"$LIB" $rp \
+            -lstencilmap-mpix ||
         { echo "run.sh: mpicc (Open MPI) or mpicc.mpich (MPICH) failed"; return 1; }
 }
 
@@ -239,6 +245,27 @@ cluster_up 8,8,6,2
 run_test hetero-openmpi-cyclic-2d-n24 t_reorder openmpi cyclic 24 6,4 0,0
 run_test hetero-mpich-blocked-2d-n24 t_reorder mpich blocked 24 6,4 0,0
 run_test hetero-openmpi-blocked-3d-n24 t_reorder openmpi blocked 24 2,3,4 0,0,0
+
+# b_cost N...: the bench, blocked over 4 nodes, at each N
+b_cost() {
+    local n d
+    for n in "$@"; do
+        d=$(mktemp -d "$WORK/b.XXXXXX")
+        echo "$(launch_line openmpi blocked "$n" "$WORK/bin/bench-openmpi 2 5")" >"$d/job.sh"
+        if in_job "$d" "$n" "$d/job.sh" >"$d/out" 2>&1; then
+            sed -n 's/^ranks/FIGURES bench: ranks/p' "$d/out"
+        else
+            echo "bench at $n ranks failed:"; tail -5 "$d/out"
+        fi
+        rm -rf "$d"
+    done
+}
+if [ -n "${MPIX_BENCH:-}" ]; then
+    cluster_up 64
+    : >"$MINICLUSTER_DIR/etc/plugstack.conf"
+    # shellcheck disable=SC2086
+    b_cost $MPIX_BENCH
+fi
 
 cluster_down
 echo

@@ -87,7 +87,7 @@ int MPIX_Cart_stencil_comm(MPI_Comm oldcomm, const int ndims, const int dims[],
     if (oldcomm == MPI_COMM_NULL || MPI_Comm_test_inter(oldcomm, &inter) != MPI_SUCCESS || inter)
         return MPI_ERR_COMM;
     MPI_Comm_size(oldcomm, &size);
-    smx_request rq = {ndims, dims, periods, stencil, k, NULL, "MPIX_Cart_stencil_comm"};
+    smx_request rq = {ndims, dims, periods, stencil, k, NULL, "MPIX_Cart_stencil_comm", NULL};
     if (!stencil)
         return MPI_ERR_ARG;
     int rc = smx_check(&rq, size);

@@ -20,6 +20,7 @@ typedef struct {
     int k;
     const char *family; /* with offsets NULL: a family name, NULL for "nearest" */
     const char *caller; /* the call the verbose line names */
+    const double *weights; /* k weights of the offsets, NULL for unit weights */
 } smx_request;
 
 /* The nodes of a communicator: node_of[r] for each rank r of it, in

@@ -23,7 +23,7 @@ static smp_status load_stencil(const smx_request *rq, smp_stencil *st, smp_error
         return smp_error_set(err, SMP_ERR_SYSTEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         off[i] = rq->offsets[i];
-    smp_status s = smp_stencil_init(st, rq->ndims, rq->k, off, NULL, "stencil", err);
+    smp_status s = smp_stencil_init(st, rq->ndims, rq->k, off, rq->weights, "stencil", err);
     free(off);
     return s;
 }

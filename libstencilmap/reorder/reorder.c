@@ -72,7 +72,7 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods
         return PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
     MPI_Comm_size(old, &size);
     smx_request rq = {ndims, dims, periods, NULL, 0, getenv("STENCIL_MAP_REORDER_STENCIL"),
-                      "MPI_Cart_create"};
+                      "MPI_Cart_create", NULL};
     if (smx_check(&rq, size) != MPI_SUCCESS)
         return PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
     if (placed_by_plugin(ndims, dims)) {

@@ -127,6 +127,9 @@ int cmd_learn(int argc, char **argv);
 int cmd_score_profile(int argc, char **argv);
 /* learned list | show APP | forget APP|--all (cmd_learned.c) */
 int cmd_learned(int argc, char **argv);
+/* dims N --ndims D [...]: seed 003's weighted dims beside MPI_Dims_create's
+ * (cmd_dims.c) */
+int cmd_dims(int argc, char **argv);
 /* The overview, and one subcommand's --help (usage.c). */
 void cli_usage(FILE *out);
 void cli_usage_of(const char *cmd, FILE *out);

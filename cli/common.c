@@ -179,6 +179,22 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
     return 0;
 }
 
+/* grid.dims "weighted" chooses the nodes' cut first when --nodes and
+ * --slots are given (the spec's "sockets" then splits a node); the
+ * other dims resolve on the task count alone */
+static smp_status resolve_spec(const struct cli_opts *o, smp_spec *spec, int64_t ranks,
+                               smp_error *err)
+{
+    if (!spec->dims_weighted || !o->nodes || !o->slots)
+        return smp_spec_resolve(spec, ranks, err);
+    smp_nodes nodes;
+    smp_status s = smp_nodes_parse(&nodes, o->nodes, o->slots, err);
+    if (!s)
+        s = smp_spec_resolve_on(spec, ranks, nodes.count, nodes.slots, 0, NULL, NULL, err);
+    smp_nodes_free(&nodes);
+    return s;
+}
+
 int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec)
 {
     smp_error err;
@@ -194,7 +210,7 @@ int cli_load_spec(const struct cli_opts *o, int64_t auto_ranks, smp_spec *spec)
         fprintf(stderr, "stencil-map: inside an allocation: --ranks %lld from %s\n", (long long)ranks,
                 o->job_ranks_var);
     }
-    if (smp_spec_resolve(spec, ranks ? ranks : (spec->dims_auto ? auto_ranks : 0), &err)) {
+    if (resolve_spec(o, spec, ranks ? ranks : (spec->dims_auto ? auto_ranks : 0), &err)) {
         smp_spec_free(spec);
         return cli_fail(&err);
     }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stencil-map: plan, score, compare and draw rank placements for stencil
- * codes, learn specs from profiles, and audit how steps were placed. */
+ * codes, learn specs from profiles, audit how steps were placed, and choose
+ * a grid's dims for the data and the nodes (dims). */
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,8 @@ int main(int argc, char **argv)
         return cmd_audit(argc - 1, argv + 1);
     if (!strcmp(argv[1], "learned"))
         return cmd_learned(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "dims"))
+        return cmd_dims(argc - 1, argv + 1);
     fprintf(stderr, "stencil-map: unknown command '%s'\n", argv[1]);
     cli_usage(stderr);
     return 2;

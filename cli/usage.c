@@ -256,6 +256,7 @@ void cli_usage(FILE *out)
           "       stencil-map audit (JOBID[.STEP] | --record FILE | --since DATE | --user U |\n"
           "                          --summary) [...]\n"
           "       stencil-map learned list|show APP|forget APP|--all [--learned-dir DIR]\n"
+          "       stencil-map dims N --ndims D [--domain G] [--halo H] [--cost C] [...]\n"
           "       stencil-map --version\n"
           "\n"
           "stencil-map COMMAND --help describes each command.  Every --json answer\n"
@@ -324,13 +325,42 @@ static void learned_usage(FILE *out)
           out);
 }
 
+static void dims_usage(FILE *out)
+{
+    fputs("usage: stencil-map dims N --ndims D [--domain G] [--halo H] [--cost C]\n"
+          "                       [--nodes M --per-node P [--sockets S]] [--json]\n"
+          "\n"
+          "Chooses the dims of a grid of N processes as seed 003's\n"
+          "MPIX_Dims_weighted_create does (the smallest sum of dims[i] * w[i], with\n"
+          "w[i] = 2 * G / g[i] * h[i] * c[i]), level by level with the nodes (nodes,\n"
+          "then sockets, then the cores of one), and prints it beside MPI_Dims_create's:\n"
+          "the halo each leaves per process, per node, and their ratio.  What\n"
+          "grid.dims \"weighted\" in a spec chooses before placing.\n"
+          "\n"
+          "N                 the number of processes\n"
+          "--ndims D         the grid's dimensions, 1 to 8\n"
+          "--domain G        the data grid's extents g, D numbers separated by commas\n"
+          "                  (default: all equal)\n"
+          "--halo H          halo widths h, one per dimension (default 1)\n"
+          "--cost C          cost factors c, one per dimension (default 1), e.g. 4 for a\n"
+          "                  strided direction\n"
+          "--nodes M         M nodes of P processes each (M * P = N): the nodes' cut\n"
+          "--per-node P      is chosen first\n"
+          "--sockets S       S sockets per node: then theirs, inside a node\n"
+          "--json            one JSON object\n"
+          "--help            this text\n"
+          "\n",
+          out);
+    fputs(exit_line, out);
+}
+
 static const struct {
     const char *cmd;
     void (*usage)(FILE *);
 } table[] = {
     {"plan", plan_usage},   {"score", score_usage}, {"compare", compare_usage},
     {"draw", draw_usage},   {"audit", audit_usage}, {"learn", learn_usage},
-    {"learned", learned_usage},
+    {"learned", learned_usage}, {"dims", dims_usage},
 };
 
 void cli_usage_of(const char *cmd, FILE *out)

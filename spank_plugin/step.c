@@ -145,7 +145,9 @@ static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args 
                              "(plugstack.conf max_ranks=%lld)",
                              (long long)st->ranks, (long long)pol->max_ranks,
                              (long long)pol->max_ranks);
-    if ((s = smp_spec_resolve(&st->spec, st->ranks, err)))
+    /* grid.dims "weighted": the nodes' cut first, when the nodes are equal */
+    if ((s = smp_spec_resolve_on(&st->spec, st->ranks, st->nodes.count, st->nodes.slots, 0, NULL,
+                                 NULL, err)))
         return s;
     st->requested = pol->have_algorithm ? pol->algorithm : st->spec.algorithm;
     st->objective = sm_policy_objective(pol, &st->spec);

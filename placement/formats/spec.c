@@ -1,15 +1,35 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* JSON specs: {"grid": ..., "stencil": ..., "algorithm": ...}.  Every key is
- * known; anything else is rejected with the path of the offending field. */
+ * known; anything else is rejected with the path of the offending field.
+ * grid.dims "weighted" and its weights: spec_dims.c. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/spec_internal.h"
 
+/* grid.dims "auto" or "weighted": chosen by smp_spec_resolve() */
+static smp_status dims_word(smp_spec *spec, const char *how, bool have_ndims, int ndims,
+                            int64_t *d, smp_error *err)
+{
+    if (strcmp(how, "auto") != 0 && strcmp(how, "weighted") != 0)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "grid.dims: must be a list of positive integers, \"auto\" or "
+                             "\"weighted\"");
+    if (!have_ndims)
+        return smp_error_set(err, SMP_ERR_INPUT,
+                             "grid.ndims: required when grid.dims is \"%s\"", how);
+    spec->dims_auto = true;
+    spec->dims_weighted = !strcmp(how, "weighted");
+    for (int i = 0; i < ndims; i++)
+        d[i] = 1; /* placeholder until smp_spec_resolve() */
+    return SMP_OK;
+}
+
 static smp_status parse_grid(smp_spec *spec, const json_t *g, smp_error *err)
 {
-    static const char *const keys[] = {"dims", "ndims", "periods", "order", NULL};
+    static const char *const keys[] = {"dims", "ndims", "periods", "order",
+                                       "domain", "halo", "cost", NULL};
     if (!json_is_object(g))
         return smp_error_set(err, SMP_ERR_INPUT, "grid: must be an object, not %s", smp_json_kind(g));
     smp_status s = smp_json_check_keys(g, "grid", keys, err);
@@ -29,14 +49,8 @@ static smp_status parse_grid(smp_spec *spec, const json_t *g, smp_error *err)
     if (!dims)
         return smp_error_set(err, SMP_ERR_INPUT, "grid.dims: missing (a list of sizes, or \"auto\" with grid.ndims)");
     if (json_is_string(dims)) {
-        if (strcmp(json_string_value(dims), "auto") != 0)
-            return smp_error_set(err, SMP_ERR_INPUT,
-                                 "grid.dims: must be a list of positive integers or \"auto\"");
-        if (!nd)
-            return smp_error_set(err, SMP_ERR_INPUT, "grid.ndims: required when grid.dims is \"auto\"");
-        spec->dims_auto = true;
-        for (int i = 0; i < ndims; i++)
-            d[i] = 1; /* placeholder until smp_spec_resolve() */
+        if ((s = dims_word(spec, json_string_value(dims), nd != NULL, ndims, d, err)))
+            return s;
     } else {
         int n;
         s = smp_json_int_list(dims, "grid.dims", 1, SMP_MAX_RANKS, d, SMP_MAX_DIMS, &n,
@@ -83,7 +97,7 @@ static smp_status parse_grid(smp_spec *spec, const json_t *g, smp_error *err)
                              json_string_value(ord));
     s = smp_grid_init(&spec->grid, ndims, d, periods, err);
     spec->grid.order = order;
-    return s;
+    return s ? s : smp_spec_grid_weights(spec, g, err);
 }
 
 smp_status smp_grid_from_json(smp_grid *grid, const json_t *js, smp_error *err)
@@ -260,6 +274,8 @@ void smp_spec_free(smp_spec *spec)
 
 smp_status smp_spec_resolve(smp_spec *spec, int64_t ntasks, smp_error *err)
 {
+    if (spec->dims_weighted)
+        return smp_spec_resolve_on(spec, ntasks, 0, NULL, 0, NULL, NULL, err);
     if (spec->dims_auto) {
         if (ntasks < 1)
             return smp_error_set(err, SMP_ERR_INPUT,

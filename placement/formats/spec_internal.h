@@ -24,6 +24,10 @@ smp_status smp_stencil_from_json(smp_stencil *st, const json_t *js, int ndims,
 /* A grid object {"dims": [...], "periods": [...], "order": ...} with fixed
  * dims (no "auto"), as a spec's "grid" and an audit record's. */
 smp_status smp_grid_from_json(smp_grid *grid, const json_t *js, smp_error *err);
+/* grid.domain, grid.halo and grid.cost of the grid object g into
+ * spec->dims_w when grid.dims is "weighted" (refused otherwise);
+ * spec->grid.ndims already set (spec_dims.c). */
+smp_status smp_spec_grid_weights(smp_spec *spec, const json_t *g, smp_error *err);
 /* Reads at most SMP_MAX_SPEC_BYTES of path into a NUL-terminated buffer. */
 smp_status smp_read_file(const char *path, const char *what, char **text,
                          size_t *len, smp_error *err);

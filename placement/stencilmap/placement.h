@@ -125,6 +125,12 @@ typedef struct {
     bool have_objective;     /* "objective" was given */
     smp_objective objective; /* "objective": "sum" or "max"; SMP_OBJ_DEFAULT if not given */
     int effort;              /* "effort": 1 to SMP_MAX_EFFORT; 0 if not given */
+    /* grid.dims "weighted" (dims_auto is set too): the dims minimise
+     * sum(dims[i] * dims_w[i]), level by level when the nodes are known;
+     * dims_w from grid.domain, grid.halo and grid.cost (seed 003), all 1
+     * when none is given. */
+    bool dims_weighted;
+    double dims_w[SMP_MAX_DIMS];
 } smp_spec;
 
 /* The allocation: node names with their slot counts, in Slurm's order. */
@@ -213,6 +219,28 @@ int64_t smp_grid_rank(const smp_grid *grid, const int64_t *coords);
 const char *smp_order_name(smp_order order);
 bool smp_order_from_name(const char *name, smp_order *order);
 
+/* ---- weighted dims (seed 003, placement/dims/) ----------------------- */
+/* Seed 003's weights: w[i] = 2 * G / domain[i] * halo[i] * cost[i], G the
+ * product of domain[]; halo/cost NULL = 1 each.  Fields named in messages:
+ * grid.domain, grid.halo, grid.cost. */
+smp_status smp_dims_weights(int ndims, const double *domain, const double *halo,
+                            const double *cost, double *w, smp_error *err);
+/* The factorization of nprocs into ndims factors minimising
+ * sum(dims[i] * w[i]) (w NULL = equal weights); dims[i] > 0 on input are
+ * kept, 0 are free (as MPI_Dims_create).  *cost (may be NULL) gets the sum.
+ * Ties: the order MPI_Dims_create would give (free entries non-increasing,
+ * the most balanced first). */
+smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, int64_t *dims,
+                             double *cost, smp_error *err);
+/* Multi-level: sizes[0..nlevels-1] the processes per unit of each level,
+ * coarsest first (e.g. nodes, then cores per node: {8, 24}); dims_ml[i *
+ * nlevels + l] the factor of dim i at level l (inout, 0 = free); the grid's
+ * dims are the per-dim products.  Each level chosen in turn, coarsest first,
+ * so the coarse level's cut is smallest (seed 003's rule).  *cost (may be
+ * NULL) gets the coarsest level's sum(dims_ml[i][0] * w[i]). */
+smp_status smp_dims_ml(int ndims, const double *w, int nlevels, const int64_t *sizes,
+                       int64_t *dims_ml, double *cost, smp_error *err);
+
 /* ---- stencils --------------------------------------------------------- */
 /* Takes a copy of offsets/weights; validates no zero vector, no duplicates,
  * positive finite weights.  field is the prefix used in messages. */
@@ -244,6 +272,15 @@ smp_status smp_spec_load(smp_spec *spec, const char *arg,
 /* Fills automatic dims from the task count, or checks that the grid size
  * equals ntasks when ntasks > 0. */
 smp_status smp_spec_resolve(smp_spec *spec, int64_t ntasks, smp_error *err);
+/* As smp_spec_resolve, knowing the nodes: with grid.dims "weighted" and
+ * nnodes nodes of equal slot counts P that hold ntasks exactly, the dims
+ * are chosen level by level (smp_dims_ml): nodes, then sockets (sockets,
+ * else the spec's "sockets", when it divides P; 0 = not known), then the
+ * cores of one; otherwise (or with nnodes 0) over ntasks in one level.
+ * levels_out (may be NULL) gets the sizes used and their count. */
+smp_status smp_spec_resolve_on(smp_spec *spec, int64_t ntasks, int nnodes, const int32_t *slots,
+                               int sockets, int64_t *levels_out, int *nlevels_out,
+                               smp_error *err);
 void smp_spec_free(smp_spec *spec);
 
 /* ---- nodes ------------------------------------------------------------ */

@@ -63,7 +63,7 @@ for entry in synopsis.split(".br"):
 rc, overview = run(sm, "--help")
 check(rc == 0, "stencil-map --help exits 0")
 commands = re.findall(r"stencil-map (\w+) ", overview.split("\n\n")[0])
-check(set(commands) == {"plan", "score", "compare", "draw", "audit", "learn", "learned"}, "--help lists every command", str(commands))
+check(set(commands) == {"plan", "score", "compare", "draw", "audit", "learn", "learned", "dims"}, "--help lists every command", str(commands))
 check(set(commands) == set(man_syn), "the man page's synopsis lists the same commands", str(sorted(man_syn)))
 for cmd in commands:
     rc, text = run(sm, cmd, "--help")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The placement core's rooms include one way only (placement/README.md):
-# model/ stands on the public header alone; construct/, improve/ and
+# model/ stands on the public header alone; dims/ on model/; construct/, improve/ and
 # formats/ on model/; plan_auto on construct/ and improve/; levels/ on all
 # of those; plan.c on top.  A room's private header (construct/order.h,
 # improve/quotient.h, levels/groups.h) is included from its own room only,
@@ -18,6 +18,7 @@ cd "$top" || exit 99
 allowed() {
     case "$1" in
     placement/model/*) echo "model/" ;;
+    placement/dims/*) echo "model/ dims/" ;;
     placement/construct/*) echo "model/ construct/" ;;
     placement/improve/*) echo "model/ improve/" ;;
     placement/formats/*) echo "model/ formats/" ;;
@@ -35,7 +36,7 @@ allowed() {
 # the placement headers (paths from placement/) that an include names
 room_header() {
     case "$1" in
-    model/* | construct/* | improve/* | levels/* | formats/* | plan_auto.h) return 0 ;;
+    model/* | dims/* | construct/* | improve/* | levels/* | formats/* | plan_auto.h) return 0 ;;
     *) return 1 ;;
     esac
 }

@@ -27,6 +27,18 @@
  * (the placement failed); *cartcomm is then MPI_COMM_NULL.  All processes
  * must pass the same arguments, as for MPI_Cart_create.
  *
+ * Seed 003 (HLRS, MPI Forum issue 120): MPIX_Dims_weighted_create, the
+ * factorization of nnodes minimising sum(dims[i] * dim_weights[i]), with
+ * w_i = 2 G / g_i * h_i * c_i from the data grid g, halo widths h and cost
+ * factors c (MPIX_WEIGHTS_EQUAL: all equal); MPIX_Dims_ml_create, that
+ * choice level by level (sizes[l] units per unit of the level above,
+ * coarsest first; dims_ml[i * nlevels + l]); MPIX_Cart_ml_create, the grid
+ * of those levels over a comm_old ranked sequentially in the hardware;
+ * and MPIX_Cart_weighted_create, which finds the nodes itself (equal
+ * nodes: the two-level choice over the processes sorted by node; unequal
+ * ones: the weighted dims planned onto them).  dims is INOUT (0 = free),
+ * info is for future use (MPI_INFO_NULL).
+ *
  * Link libstencilmap-mpix (built with Open MPI's mpicc on Debian), or, under
  * MPICH, libstencilmap-reorder-mpich, which exports the same calls.
  */
@@ -42,6 +54,18 @@ extern "C" {
 int MPIX_Cart_stencil_comm(MPI_Comm oldcomm, const int ndims, const int dims[],
                            const int periods[], const int reorder, const int stencil[],
                            const int k, MPI_Comm *cartcomm);
+
+#define MPIX_WEIGHTS_EQUAL ((const double *)0)
+
+int MPIX_Dims_weighted_create(int nnodes, int ndims, const double dim_weights[],
+                              const int periods[], MPI_Info info, int dims[]);
+int MPIX_Dims_ml_create(int nnodes, int ndims, const double dim_weights[], int nlevels,
+                        const int sizes[], const int periods[], MPI_Info info, int dims_ml[]);
+int MPIX_Cart_ml_create(MPI_Comm comm_old, int ndims, const int periods[], int nlevels,
+                        const int dims_ml[], MPI_Info info, int dims[], MPI_Comm *comm_cart);
+int MPIX_Cart_weighted_create(MPI_Comm comm_old, int ndims, const double dim_weights[],
+                              const int periods[], MPI_Info info, int dims[],
+                              MPI_Comm *comm_cart);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
  * MODE says and checks it as an application would rely on it.
  *
  *   cart_check cart0|cart1|mpix0|mpix1 DIMS PERIODS HOSTFILE
- *   cart_check errors
+ *   cart_check weighted WEIGHTS PERIODS HOSTFILE
+ *   cart_check errors | seed
  *
  * cart0/cart1: MPI_Cart_create with reorder 0/1 (so the reorder library,
  * preloaded, acts on cart1); mpix0/mpix1: MPIX_Cart_stencil_comm with the
@@ -17,7 +18,12 @@
  * directed +-1 edges between processes of different processor names,
  * counted on the new communicator, and HOSTFILE, the processor name of
  * each new rank, one a line, for an independent score.  errors: the
- * argument errors of MPIX_Cart_stencil_comm, as return codes.
+ * argument errors of MPIX_Cart_stencil_comm, as return codes.  seed: seed
+ * 003's worked examples through MPIX_Dims_weighted_create and
+ * MPIX_Dims_ml_create, MPIX_Cart_ml_create's layout over 2 levels (needs
+ * 8 processes) and MPIX_Cart_weighted_create's communicator.  weighted:
+ * MPIX_Cart_weighted_create with integer WEIGHTS and free dims (printed
+ * "dims AxB"), then the checks and counts of cart1.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -185,8 +191,101 @@ static void errors(int rank, int size)
 }
 #endif
 
-static int create(const char *mode, int nd, const int *dims, const int *periods, MPI_Comm *cart)
+#ifdef WITH_MPIX
+/* seed 003's tables: dims_ml[dim][level] for base grid sizes per process
+ * (weights 1/g, MPIX_WEIGHTS_EQUAL when equal is set) on nodes x 2 x 12 */
+static void seed_tables(int rank)
 {
+    static const struct {
+        double base[3];
+        int sizes[3], equal, want[9];
+    } t[] = {
+        {{2, 2, 2}, {8, 2, 12}, 1, {2, 2, 2, 2, 1, 3, 2, 1, 2}},
+        {{1, 2, 4}, {8, 2, 12}, 0, {1, 2, 2, 2, 1, 3, 4, 1, 2}},
+        {{4, 2, 1}, {8, 2, 12}, 0, {4, 2, 2, 2, 1, 3, 1, 1, 2}},
+        {{1, 2, 4}, {512, 2, 12}, 0, {4, 2, 2, 8, 1, 3, 16, 1, 2}},
+        {{1000, 1100, 950}, {625, 2, 12}, 0, {5, 2, 3, 25, 1, 1, 5, 1, 4}},
+    };
+    int per[3] = {0, 0, 0};
+    for (size_t r = 0; r < sizeof(t) / sizeof(t[0]); r++) {
+        double w[3];
+        int ml[9], ok;
+        for (int i = 0; i < 3; i++)
+            w[i] = 1.0 / t[r].base[i];
+        int n = t[r].sizes[0] * t[r].sizes[1] * t[r].sizes[2];
+        ok = MPIX_Dims_ml_create(n, 3, t[r].equal ? MPIX_WEIGHTS_EQUAL : w, 3, t[r].sizes, per,
+                                 MPI_INFO_NULL, ml) == MPI_SUCCESS &&
+             !memcmp(ml, t[r].want, sizeof(ml));
+        char what[128];
+        snprintf(what, sizeof(what),
+                 "MPIX_Dims_ml_create %g:%g:%g on %d x %d x %d: %d=%dx%dx%d %d=%dx%dx%d %d=%dx%dx%d",
+                 t[r].base[0], t[r].base[1], t[r].base[2], t[r].sizes[0], t[r].sizes[1],
+                 t[r].sizes[2], ml[0] * ml[1] * ml[2], ml[0], ml[1], ml[2], ml[3] * ml[4] * ml[5],
+                 ml[3], ml[4], ml[5], ml[6] * ml[7] * ml[8], ml[6], ml[7], ml[8]);
+        check(ok, what, rank);
+    }
+    int d[3] = {0, 0, 0}, fixed[3] = {0, 3, 0};
+    check(MPIX_Dims_weighted_create(192, 3, MPIX_WEIGHTS_EQUAL, per, MPI_INFO_NULL, d) ==
+                  MPI_SUCCESS && d[0] == 8 && d[1] == 6 && d[2] == 4,
+          "MPIX_Dims_weighted_create equal weights on 192: 8 x 6 x 4, MPI_Dims_create's", rank);
+    double w[3] = {1, 0.5, 0.25};
+    check(MPIX_Dims_weighted_create(192, 3, w, per, MPI_INFO_NULL, fixed) == MPI_SUCCESS &&
+              fixed[1] == 3 && fixed[0] * fixed[1] * fixed[2] == 192 && fixed[0] <= fixed[2],
+          "MPIX_Dims_weighted_create keeps a given side, the heavier axis cut less", rank);
+    int bad[3] = {0, 5, 0};
+    check(MPIX_Dims_weighted_create(192, 3, w, per, MPI_INFO_NULL, bad) == MPI_ERR_DIMS,
+          "MPIX_Dims_weighted_create: a side that does not divide is MPI_ERR_DIMS", rank);
+}
+
+/* 8 processes as 2 units of 4: the grid {1 x 2 units} of {2 x 2} */
+static void seed_cart(int rank, int size)
+{
+    int ml[4] = {1, 2, 2, 2}, per[2] = {0, 1}, dims[2], c[2], me;
+    MPI_Comm cart;
+    if (size != 8) {
+        check(0, "seed: MPIX_Cart_ml_create's check needs 8 processes", rank);
+        return;
+    }
+    int rc = MPIX_Cart_ml_create(MPI_COMM_WORLD, 2, per, 2, ml, MPI_INFO_NULL, dims, &cart);
+    check(rc == MPI_SUCCESS && dims[0] == 2 && dims[1] == 4, "MPIX_Cart_ml_create: dims 2 x 4",
+          rank);
+    if (rc != MPI_SUCCESS)
+        return;
+    MPI_Comm_rank(cart, &me);
+    MPI_Cart_coords(cart, me, 2, c);
+    check(cart_consistent(cart, 2, dims, per) && c[1] / 2 == rank / 4,
+          "MPIX_Cart_ml_create: each unit of 4 sequential ranks holds one 2 x 2 block", rank);
+    MPI_Comm_free(&cart);
+    int wd[2] = {0, 0};
+    double w[2] = {1, 3};
+    rc = MPIX_Cart_weighted_create(MPI_COMM_WORLD, 2, w, per, MPI_INFO_NULL, wd, &cart);
+    check(rc == MPI_SUCCESS && wd[0] * wd[1] == 8 && wd[0] > wd[1] &&
+              cart_consistent(cart, 2, wd, per) && halo_ok(cart, 2, wd),
+          "MPIX_Cart_weighted_create weights 1:3 on 8: the heavier axis cut less, consistent, "
+          "halo ok", rank);
+    if (rc == MPI_SUCCESS)
+        MPI_Comm_free(&cart);
+}
+
+#endif
+
+static int create(const char *mode, int nd, int *dims, const int *periods, MPI_Comm *cart)
+{
+#ifdef WITH_MPIX
+    if (!strcmp(mode, "weighted")) { /* DIMS are the weights; the dims come out */
+        double w[MAXD];
+        for (int i = 0; i < nd; i++) {
+            w[i] = dims[i];
+            dims[i] = 0;
+        }
+        int rc = MPIX_Cart_weighted_create(MPI_COMM_WORLD, nd, w, periods, MPI_INFO_NULL, dims, cart);
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        for (int i = 0; rank == 0 && rc == MPI_SUCCESS && i < nd; i++)
+            printf("%s%d%s", i ? "x" : "dims ", dims[i], i + 1 < nd ? "" : "\n");
+        return rc;
+    }
+#endif
     int reorder = mode[strlen(mode) - 1] == '1';
     if (!strncmp(mode, "cart", 4))
         return MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, reorder, cart);
@@ -218,8 +317,18 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return failed;
     }
+    if (argc == 2 && !strcmp(argv[1], "seed")) {
+#ifdef WITH_MPIX
+        seed_tables(rank);
+        seed_cart(rank, size);
+#else
+        failed = 1;
+#endif
+        MPI_Finalize();
+        return failed;
+    }
     if (argc != 5) {
-        fprintf(stderr, "usage: cart_check cart0|cart1|mpix0|mpix1 DIMS PERIODS HOSTFILE | errors\n");
+        fprintf(stderr, "usage: cart_check cart0|cart1|mpix0|mpix1|weighted DIMS PERIODS HOSTFILE | errors | seed\n");
         MPI_Finalize();
         return 2;
     }

@@ -13,7 +13,8 @@
 # STENCIL_MAP_REORDER=0 leave MPI's order (the identity's figures of the
 # same line); a grid the plugin placed (STENCIL_MAP_DIMS) keeps its order;
 # MPIX_Cart_stencil_comm linked into the program does the same under both
-# MPIs; unequal nodes (8,8,6,2 CPUs).  Prints "ok NAME" / "FAIL NAME",
+# MPIs; MPIX_Cart_weighted_create and seed 003's tables through the MPIX_
+# calls; unequal nodes (8,8,6,2 CPUs).  Prints "ok NAME" / "FAIL NAME",
 # FIGURES lines and "N passed, M failed"; always brings the cluster down.
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-mpix), MINICLUSTER_PORT_BASE
@@ -210,6 +211,35 @@ EOF
     rm -rf "$d"
 }
 
+# t_weighted MPI LAYOUT N WEIGHTS PERIODS: MPIX_Cart_weighted_create
+# (seed 003) linked in, dims free: equal nodes take the two-level layout;
+# its edges against MPI's order of the same dims, and seed 003's tables
+t_weighted() {
+    local mpi=$1 layout=$2 n=$3 w=$4 periods=$5 d
+    d=$(mktemp -d "$WORK/t.XXXXXX")
+    local prog="$WORK/bin/mpix-$mpi"
+    cat >"$d/job.sh" <<EOF
+set -e
+$MACHINES
+$(launch_line "$mpi" "$layout" "$n" "$prog weighted $w $periods hostsw") >outw 2>errw
+dims=\$(sed -n 's/^dims //p' outw | tr x ,)
+$(launch_line "$mpi" "$layout" "$n" "$prog cart0 \$dims $periods hosts0") >out0 2>err0
+$(launch_line "$mpi" "$layout" 8 "$prog seed") >outseed 2>errseed
+EOF
+    in_job "$d" "$n" "$d/job.sh" >"$d/job.out" 2>&1 || { cat "$d/job.out" "$d"/err* "$d"/out*; fail "the job failed"; return 1; }
+    run_ok "$d/outw" && run_ok "$d/out0" || return 1
+    ! grep -q '^FAIL' "$d/outseed" && [ "$(grep -c '^ok ' "$d/outseed")" -ge 10 ] || { cat "$d/outseed"; fail "seed 003's examples"; return 1; }
+    grep '^ok MPIX_Dims_ml_create' "$d/outseed"
+    local dims ws wm is im
+    dims=$(sed -n 's/^dims //p' "$d/outw" | tr x ,)
+    read -r ws wm <<<"$(observed "$d/outw")"
+    read -r is im <<<"$(observed "$d/out0")"
+    [ "$(score_of "$d/hostsw" "$dims" "$periods")" = "$ws $wm" ] || { fail "stencil-map score of hostsw is not $ws $wm"; return 1; }
+    [ "$ws" -le "$is" ] || { fail "weighted: J_sum $ws above MPI's order's $is"; return 1; }
+    echo "FIGURES MPIX_Cart_weighted_create $mpi $layout n=$n weights $w: dims $dims, J_sum $ws J_max $wm; MPI's order of those dims $is / $im"
+    rm -rf "$d"
+}
+
 # t_placed: a grid the plugin placed (STENCIL_MAP_DIMS as it exports it)
 # keeps its order, said on rank 0
 t_placed() {
@@ -239,12 +269,15 @@ run_test mpich-cyclic-3d-periodic-n32 t_reorder mpich cyclic 32 4,4,2 1,1,0
 run_test mpix-openmpi-cyclic-n32 t_mpix openmpi cyclic 32 8,4 0,1
 run_test mpix-mpich-cyclic-n32 t_mpix mpich cyclic 32 8,4 0,1
 run_test plugin-placed-grid-keeps-order t_placed
+run_test mpix-weighted-openmpi-cyclic-n32 t_weighted openmpi cyclic 32 1,1 0,0
+run_test mpix-weighted-mpich-blocked-n32 t_weighted mpich blocked 32 1,4 0,0
 
 cluster_up 8,8,6,2
 : >"$MINICLUSTER_DIR/etc/plugstack.conf"
 run_test hetero-openmpi-cyclic-2d-n24 t_reorder openmpi cyclic 24 6,4 0,0
 run_test hetero-mpich-blocked-2d-n24 t_reorder mpich blocked 24 6,4 0,0
 run_test hetero-openmpi-blocked-3d-n24 t_reorder openmpi blocked 24 2,3,4 0,0,0
+run_test hetero-mpix-weighted-openmpi-n24 t_weighted openmpi cyclic 24 1,2 0,0
 
 # b_cost N...: the bench, blocked over 4 nodes, at each N
 b_cost() {

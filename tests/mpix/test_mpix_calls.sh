@@ -5,7 +5,8 @@
 # of MPIX_Cart_stencil_comm come back as return codes under mpirun, a good
 # call and the preloaded MPI_Cart_create(reorder=1) give a consistent
 # Cartesian communicator whose halo exchange works and keep the order (one
-# node, said on rank 0), reorder=0 is MPI's; and every MPIX_ call the
+# node, said on rank 0), reorder=0 is MPI's; seed 003's worked examples
+# through the weighted MPIX_ calls; and every MPIX_ call the
 # libraries export has its man page.
 # env (from Makefile.am): CART_CHECK (plain), CART_CHECK_MPIX (linked with
 # libstencilmap-mpix), REORDER_LIB, MPIX_LIB, MAN_DIRS
@@ -25,6 +26,11 @@ run 3 "$CART_CHECK_MPIX" errors >"$d/errors" 2>&1
 check_cmd "MPIX_Cart_stencil_comm: 15 argument errors returned as their class, then a good call" \
     sh -c "! grep -q '^FAIL' '$d/errors' && [ \$(grep -c '^ok error' '$d/errors') -eq 15 ] && grep -q '^ok a good call' '$d/errors'"
 [ -z "${VERBOSE:-}" ] || cat "$d/errors"
+
+run 8 "$CART_CHECK_MPIX" seed >"$d/seed" 2>&1
+check_cmd "seed 003's tables through MPIX_Dims_ml_create and MPIX_Dims_weighted_create, MPIX_Cart_ml_create's layout, MPIX_Cart_weighted_create" \
+    sh -c "! grep -q '^FAIL' '$d/seed' && [ \$(grep -c '^ok ' '$d/seed') -eq 11 ]"
+[ -z "${VERBOSE:-}" ] || cat "$d/seed"
 
 run 4 -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK_MPIX" mpix1 2,2 1,0 "$d/h" >"$d/mpix1" 2>&1
 check_cmd "MPIX_Cart_stencil_comm reorder=1: consistent communicator, halo ok" \

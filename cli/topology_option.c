@@ -256,22 +256,16 @@ static void print_warnings(const char *prefix, char *warnings)
     free(warnings);
 }
 
-/* Each group's uplinks: the switches that list it as a child (at least
- * one; a rail group "l1+l2", which no switch lists, has one).  Blocks
- * have no switches: one each (smt_uplinks is asked of trees only). */
+/* Each group's uplinks as the topology has them (smt_group_uplinks, the
+ * count the plugin plans with too). */
 static int uplinks_from(const smt_topology *t, const smp_levels *lv, smp_links *lk)
 {
-    bool tree = !strcmp(smt_kind(t), "topology/tree");
     for (int l = 0; lk && l < lv->nlevels; l++) {
         if (!(lk->uplinks[l] = malloc(sizeof(int32_t) * (size_t)lv->ngroups[l]))) {
             fprintf(stderr, "stencil-map: out of memory\n");
             return SMP_ERR_SYSTEM;
         }
-        for (int g = 0; g < lv->ngroups[l]; g++) {
-            const char *name = lv->group_names[l] ? lv->group_names[l][g] : NULL;
-            int k = tree && name ? smt_uplinks(t, name) : 1;
-            lk->uplinks[l][g] = k < 1 ? 1 : k;
-        }
+        smt_group_uplinks(t, lv, l, lk->uplinks[l]);
     }
     return 0;
 }

@@ -117,16 +117,20 @@ static smp_status plan_both(sm_step *st, smp_error *err)
 }
 
 /* The site's routing= and uplinks= over the step's levels: each count
- * for every group of its level (levels beyond the counts: one uplink). */
+ * for every group of its level; levels beyond the counts take the
+ * topology's (smt_group_uplinks, as `stencil-map plan --topology` does). */
 static smp_status step_links(sm_step *st, const sm_policy *pol, smp_error *err)
 {
     st->links.routing = pol->routing;
-    for (int l = 0; l < pol->nuplinks && l < st->levels.nlevels; l++) {
+    for (int l = 0; l < st->levels.nlevels && l < SMP_MAX_LEVELS; l++) {
         int ng = st->levels.ngroups[l];
+        const int32_t *topo = st->level_notes.uplinks[l];
+        if (l >= pol->nuplinks && !topo)
+            continue;
         if (!(st->links.uplinks[l] = malloc(sizeof(int32_t) * (size_t)ng)))
             return smp_error_set(err, SMP_ERR_SYSTEM, "uplinks: out of memory");
         for (int g = 0; g < ng; g++)
-            st->links.uplinks[l][g] = pol->uplinks[l];
+            st->links.uplinks[l][g] = l < pol->nuplinks ? pol->uplinks[l] : topo[g];
     }
     return SMP_OK;
 }

@@ -71,6 +71,8 @@ static void print_warnings(const char *warnings)
 void sm_level_notes_free(sm_level_notes *notes)
 {
     free(notes->warnings);
+    for (int l = 0; l < SMP_MAX_LEVELS; l++)
+        free(notes->uplinks[l]);
     memset(notes, 0, sizeof(*notes));
 }
 
@@ -93,6 +95,9 @@ static void keep_notes(const smt_topology *t, const smp_levels *lv, char *warnin
     notes->warnings = warnings;
     for (int l = 0; l < lv->nlevels && l < SMP_MAX_LEVELS; l++) {
         smt_links k;
+        /* (out of memory: NULL, the plan then counts one uplink a group) */
+        if ((notes->uplinks[l] = malloc(sizeof(int32_t) * (size_t)lv->ngroups[l])))
+            smt_group_uplinks(t, lv, l, notes->uplinks[l]);
         if (smt_level_links(t, lv, l, &k))
             notes->links[l] = (smr_links){.groups = k.groups, .uplinks_min = k.uplinks_min,
                                           .uplinks_max = k.uplinks_max,

@@ -37,10 +37,13 @@ smp_status sm_step_levels(const sm_policy *pol, const smp_nodes *nodes,
 /* What the topology said beyond the groups, for the record and the
  * summary: the repairs' warning lines (each ending in '\n', NULL when
  * none; also printed on stderr) and the links above each level's groups
- * (smt_level_links; groups 0 where none is a switch). */
+ * (smt_level_links; groups 0 where none is a switch), and each group's
+ * uplinks (smt_group_uplinks: what the plan counts when the site's
+ * uplinks= does not say; NULL past the levels). */
 typedef struct {
     char *warnings;
     smr_links links[SMP_MAX_LEVELS];
+    int32_t *uplinks[SMP_MAX_LEVELS];
 } sm_level_notes;
 /* sm_step_levels, keeping those notes in *notes (freed first with
  * sm_level_notes_free; kept on success only). */

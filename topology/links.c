@@ -60,3 +60,15 @@ bool smt_level_links(const smt_topology *t, const smp_levels *lv, int level, smt
     }
     return out->groups > 0;
 }
+
+void smt_group_uplinks(const smt_topology *t, const smp_levels *lv, int level, int32_t *up)
+{
+    for (int g = 0; level >= 0 && level < lv->nlevels && g < lv->ngroups[level]; g++) {
+        int k = 0;
+        int64_t speed;
+        const char *name = lv->group_names[level] ? lv->group_names[level][g] : NULL;
+        if (t->kind != SMT_TREE || !name || !group_links(t, name, &k, &speed))
+            k = 0;
+        up[g] = k < 1 ? 1 : k;
+    }
+}

@@ -133,6 +133,12 @@ typedef struct {
     int64_t speed_min, speed_max;
 } smt_links;
 bool smt_level_links(const smt_topology *t, const smp_levels *lv, int level, smt_links *out);
+/* Each group's uplinks at level `level` of lv, into up[0 .. ngroups-1]:
+ * as smt_level_links counts them (a rails group's leaves summed), at
+ * least 1 (a block, a top switch, a node in no switch: one way out).  The
+ * one count the CLI and the plugin both plan with, so that srun launches
+ * what `stencil-map plan --topology` reports. */
+void smt_group_uplinks(const smt_topology *t, const smp_levels *lv, int level, int32_t *up);
 void smt_free(smt_topology *t);
 
 #ifdef __cplusplus

@@ -98,7 +98,8 @@ static int plan_onto(const smx_nodes *nodes, const smp_grid *g,
     smp_error err;
     memset(&pl, 0, sizeof(pl));
     smx_levels_from_env(nodes, &lv);
-    smp_plan_opts opts = {SMP_ALG_AUTO, SMP_OBJ_DEFAULT, 0, &lv, SMP_LEVELS_BEST};
+    /* no links: in a job the uplinks are unknown; auto then plans by J */
+    smp_plan_opts opts = {SMP_ALG_AUTO, SMP_OBJ_DEFAULT, 0, &lv, SMP_LEVELS_BEST, NULL};
     int rc = MPI_SUCCESS;
     if (smp_plan_with(g, st, nodes->slots, nodes->nnodes, &opts, &pl, &err) != SMP_OK) {
         /* an optimisation that could not be made: comm's order stays */

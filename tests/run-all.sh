@@ -152,12 +152,12 @@ run_suite rpm env RPM_WORK="$build/rpm" "$top/tests/package/rpm.sh" ${tarball:+"
 # it, the others find it up to date, as tests/slurm-versions does.
 shared=/var/lib/smc-ci-22.05
 shared_build=()
-for v in SMC INJOB AUDIT TOPO PROFILE APP LEARNED LAUNCHERS REL; do
+for v in SMC INJOB AUDIT TOPO PROFILE APP LEARNED LAUNCHERS MPIX REL; do
     shared_build+=("${v}_PREFIX=$shared/prefix" "${v}_BUILD_ROOT=$shared/build")
 done
 # (sanitize: its slurmstepd's plain plugin)
 shared_build+=(SAN_PLAIN_PREFIX="$shared/prefix" SAN_PLAIN_BUILD_ROOT="$shared/build")
-for suite in integration injob audit topology profile app learned launchers reliability netns demo sanitize; do
+for suite in integration injob audit topology profile app learned launchers mpix reliability netns demo sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
     run_suite "$suite" env "${shared_build[@]}" "$top/tests/$suite/run.sh"
 done

@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make check's part of tests/mpix, on this machine alone (one node, so no
+# reordering to see: tests/mpix/run.sh has the nodes): the argument errors
+# of MPIX_Cart_stencil_comm come back as return codes under mpirun, a good
+# call and the preloaded MPI_Cart_create(reorder=1) give a consistent
+# Cartesian communicator whose halo exchange works and keep the order (one
+# node, said on rank 0), reorder=0 is MPI's; seed 003's worked examples
+# through the weighted MPIX_ calls; and every MPIX_ call the
+# libraries export has its man page.
+# env (from Makefile.am): CART_CHECK (plain), CART_CHECK_MPIX (linked with
+# libstencilmap-mpix), REORDER_LIB, MPIX_LIB, MAN_DIRS
+. "${STENCILMAP_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib/checks.sh"
+
+root=""
+[ "$(id -u)" = 0 ] && root=--allow-run-as-root
+run() { # NP ARGS...: mpirun on this machine, bounded
+    np=$1
+    shift
+    timeout 120 mpirun $root --oversubscribe --bind-to none -np "$np" "$@"
+}
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+
+run 3 "$CART_CHECK_MPIX" errors >"$d/errors" 2>&1
+check_cmd "MPIX_Cart_stencil_comm: 15 argument errors returned as their class, then a good call" \
+    sh -c "! grep -q '^FAIL' '$d/errors' && [ \$(grep -c '^ok error' '$d/errors') -eq 15 ] && grep -q '^ok a good call' '$d/errors'"
+[ -z "${VERBOSE:-}" ] || cat "$d/errors"
+
+run 8 "$CART_CHECK_MPIX" seed >"$d/seed" 2>&1
+check_cmd "seed 003's tables through MPIX_Dims_ml_create and MPIX_Dims_weighted_create, MPIX_Cart_ml_create's layout, MPIX_Cart_weighted_create" \
+    sh -c "! grep -q '^FAIL' '$d/seed' && [ \$(grep -c '^ok ' '$d/seed') -eq 11 ]"
+[ -z "${VERBOSE:-}" ] || cat "$d/seed"
+
+run 4 -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK_MPIX" mpix1 2,2 1,0 "$d/h" >"$d/mpix1" 2>&1
+check_cmd "MPIX_Cart_stencil_comm reorder=1: consistent communicator, halo ok" \
+    sh -c "[ \$(grep -c '^ok ' '$d/mpix1') -eq 3 ] && ! grep -q '^FAIL' '$d/mpix1'"
+check_cmd "... one node: the order kept, said on rank 0" \
+    grep -q '^stencil-map: MPIX_Cart_stencil_comm 2x2 on 1 nodes: order kept.*(one node)' "$d/mpix1"
+
+run 6 -x LD_PRELOAD="$REORDER_LIB" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart1 3,2 0,0 "$d/h" >"$d/cart1" 2>&1
+check_cmd "preloaded MPI_Cart_create reorder=1: consistent communicator, halo ok" \
+    sh -c "[ \$(grep -c '^ok ' '$d/cart1') -eq 3 ] && ! grep -q '^FAIL' '$d/cart1'"
+check_cmd "... the library planned it (one node)" \
+    grep -q '^stencil-map: MPI_Cart_create 3x2 on 1 nodes: order kept' "$d/cart1"
+run 6 -x LD_PRELOAD="$REORDER_LIB" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart0 3,2 0,0 "$d/h" >"$d/cart0" 2>&1
+check_cmd "preloaded MPI_Cart_create reorder=0: MPI's order, the library silent" \
+    sh -c "grep -q '^ok reorder 0: every rank is MPI_COMM_WORLD' '$d/cart0' && ! grep -q '^FAIL\|^stencil-map' '$d/cart0'"
+run 6 -x LD_PRELOAD="$REORDER_LIB" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart1 5,1 0,0 "$d/h" >"$d/small" 2>&1
+check_cmd "preloaded MPI_Cart_create: a grid smaller than the communicator goes to MPI as it is (MPI_COMM_NULL on the rank left over)" \
+    sh -c "! grep -q '^stencil-map' '$d/small' && grep -q '^FAIL the communicator was created' '$d/small'"
+
+for lib in "$MPIX_LIB" "$REORDER_LIB"; do
+    for sym in $(nm -D --defined-only "$lib" | awk '$3 ~ /^MPIX_/ { print $3 }'); do
+        found=""
+        for m in $MAN_DIRS; do [ -f "$m/$sym.3" ] && found=$m/$sym.3; done
+        check_cmd "$(basename "$lib") exports $sym: man page $found" test -n "$found"
+    done
+done
+check_cmd "the reorder library exports MPI_Cart_create and nothing of the placement core" \
+    sh -c "nm -D --defined-only '$REORDER_LIB' | awk '{ print \$3 }' | grep -v '^MPIX\?_' | grep -q . && exit 1; nm -D --defined-only '$REORDER_LIB' | grep -q ' MPI_Cart_create\$'"
+checks_summary

@@ -15,7 +15,7 @@
 # SimGrid's SMPI (simulate.py; results/simulated.md): needs smpicc and
 # smpirun (libsimgrid-dev); with --quick only the 50-node instance.
 # --halo: instead, seed 003's halo benchmark timed on the netns minicluster
-# (halo003/run.sh: root, mpicc; results/halo003.md).  Takes no other
+# (halo003/run.sh: root, mpicc; results/halo003-NxC.md).  Takes no other
 # argument and needs no STENCIL_MAP (it builds its own install).
 # Exits non-zero when a bar is missed (a seed row we compute the same way
 # differs from the seed, or auto is worse than blocked).

@@ -5,9 +5,10 @@
 # each base ratio three ways: MPI_Dims_create + MPI_Cart_create(reorder=0)
 # in Slurm's block layout (dims), the same with libstencilmap-reorder
 # preloaded and reorder=1 (reorder), and MPIX_Cart_weighted_create with the
-# data grid's weights (weighted).  Writes results/halo003.tsv (every run)
-# and results/halo003.md (the table: dims, J_sum/J_max in bytes between
-# nodes, median us per exchange, speedup over dims).
+# data grid's weights (weighted).  Writes results/halo003-NxC.tsv (every
+# run; N nodes of C slots) and results/halo003-NxC.md (the table: dims,
+# J_sum/J_max in bytes between nodes, median us per exchange, speedup over
+# dims).
 #
 #   contrib/bench/seeds/run.sh --halo       (as root), or this script
 #
@@ -138,12 +139,13 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 cluster_down
 
-cp "$WORK/runs.tsv" "$OUT/halo003.tsv"
-python3 "$HERE/report.py" --runs "$WORK/runs.tsv" --out "$OUT/halo003.md" \
+NAME=halo003-${NODES}x$CPUS
+cp "$WORK/runs.tsv" "$OUT/$NAME.tsv"
+python3 "$HERE/report.py" --runs "$WORK/runs.tsv" --out "$OUT/$NAME.md" \
     --note "$NODES nodes x $CPUS slots ($RANKS ranks), links $MINICLUSTER_RATE per node and direction (tbf), data grid = ratio x $SCALE cells, $BPC B per cell, $ITERS exchanges + $WARMUP warm-up, $REPS repetitions (median of their medians)" ||
     die "report failed"
-cat "$OUT/halo003.md"
-echo "halo003: $((SECONDS - START)) s in all; table $OUT/halo003.md, runs $OUT/halo003.tsv"
+cat "$OUT/$NAME.md"
+echo "halo003: $((SECONDS - START)) s in all; table $OUT/$NAME.md, runs $OUT/$NAME.tsv"
 [ "$OVER" = 0 ] || echo "halo003: WARNING: stopped at the ${BUDGET}s budget; some runs are missing" >&2
 [ "$FAILED" -eq 0 ] || die "$FAILED runs failed"
 [ "$OVER" = 0 ]

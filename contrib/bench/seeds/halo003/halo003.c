@@ -3,7 +3,8 @@
  * Seed 003's halo benchmark (HLRS slides, halo_irecv_send_toggle_3dim_grid):
  * a 3-D grid of processes, each owning a box of a data grid whose sides
  * follow a base ratio (2:2:2, 1:2:4, ...), exchanges with its 6 face
- * neighbours (periodic) messages of face area x bytes per cell, timed as
+ * neighbours (periodic, or --open: none past the grid's edges) messages
+ * of face area x bytes per cell, timed as
  * the slowest process's time per exchange, median over the iterations
  * after a warm-up.  Written here to time the seed's three ways of making
  * the grid on a network whose node links are shaped (halo003/run.sh):
@@ -13,7 +14,8 @@
  *   --method weighted  MPIX_Cart_weighted_create, weights from the data grid
  *                      (w_i = 2 G / g_i: the seed's, halo width and cost 1)
  *
- *   halo003 --ratio A:B:C --scale S [--bytes-per-cell 8] [-i 20] [-w 3]
+ *   halo003 --method M --ratio A:B:C --scale S [--bytes-per-cell 8]
+ *           [--periodic 1|0] [-i 20] [-w 3]
  *
  * The data grid is (A*S, B*S, C*S) cells; a process's box is that over
  * dims.  Prints one "halo003:" line with dims, the bytes per exchange that
@@ -29,14 +31,14 @@
 #include <stencilmap_mpix.h>
 
 struct opts {
-    int ratio[3], scale, bpc, iters, warmup;
+    int ratio[3], scale, bpc, iters, warmup, periodic;
     const char *method;
 };
 
 static void usage_fail(const char *what)
 {
     fprintf(stderr, "halo003: %s (usage: halo003 --method dims|reorder|weighted --ratio A:B:C "
-                    "--scale S [--bytes-per-cell N] [-i ITERS] [-w WARMUP])\n", what);
+                    "--scale S [--bytes-per-cell N] [--periodic 1|0] [-i ITERS] [-w WARMUP])\n", what);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -53,7 +55,7 @@ static int positive(const char *s, const char *name)
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-    *o = (struct opts){{0, 0, 0}, 0, 8, 20, 3, NULL};
+    *o = (struct opts){{0, 0, 0}, 0, 8, 20, 3, 1, NULL};
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc)
             usage_fail("an option without its value");
@@ -69,7 +71,11 @@ static void parse(int argc, char **argv, struct opts *o)
             o->scale = positive(v, "--scale");
         else if (!strcmp(k, "--bytes-per-cell"))
             o->bpc = positive(v, "--bytes-per-cell");
-        else if (!strcmp(k, "-i"))
+        else if (!strcmp(k, "--periodic")) {
+            if (strcmp(v, "0") && strcmp(v, "1"))
+                usage_fail("--periodic must be 0 or 1");
+            o->periodic = v[0] == '1';
+        } else if (!strcmp(k, "-i"))
             o->iters = positive(v, "-i");
         else if (!strcmp(k, "-w"))
             o->warmup = atoi(v) < 0 ? 0 : atoi(v);
@@ -85,7 +91,7 @@ static void parse(int argc, char **argv, struct opts *o)
 /* The grid of processes the method makes over MPI_COMM_WORLD. */
 static MPI_Comm make_grid(const struct opts *o, const double g[3], int dims[3])
 {
-    int size, periods[3] = {1, 1, 1}, rc;
+    int size, periods[3] = {o->periodic, o->periodic, o->periodic}, rc;
     MPI_Comm cart = MPI_COMM_NULL;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     dims[0] = dims[1] = dims[2] = 0;
@@ -158,6 +164,8 @@ static double exchange(struct halo *h, int iter)
     t = MPI_Wtime() - t;
     for (int k = 0; k < 6; k++) {
         int64_t stamp[2];
+        if (h->nb[k] == MPI_PROC_NULL)
+            continue;
         memcpy(stamp, h->recv[k], sizeof stamp);
         if (stamp[0] != h->nb[k] || stamp[1] != iter) {
             fprintf(stderr, "halo003: rank %d got %lld/%lld from side %d, expected %d/%d\n", h->rank,
@@ -178,7 +186,7 @@ static void node_bytes(const struct halo *h, int size, double *jsum, double *jma
     if (!out)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (int k = 0; k < 6; k++)
-        if (node[h->nb[k]] != node[h->rank])
+        if (h->nb[k] != MPI_PROC_NULL && node[h->nb[k]] != node[h->rank])
             mine += (double)h->bytes[k];
     out[node[h->rank]] = mine;
     MPI_Allreduce(MPI_IN_PLACE, out, size, MPI_DOUBLE, MPI_SUM, h->c);
@@ -236,9 +244,9 @@ int main(int argc, char **argv)
         t[i] = exchange(&h, i);
     qsort(t, (size_t)o.iters, sizeof(double), by_value);
     if (h.rank == 0)
-        printf("halo003: method %s ratio %d:%d:%d grid %.0fx%.0fx%.0f ranks %d dims %dx%dx%d "
+        printf("halo003: method %s periodic %d ratio %d:%d:%d grid %.0fx%.0fx%.0f ranks %d dims %dx%dx%d "
                "J_sum %.0f J_max %.0f bytes median %.1f min %.1f max %.1f us per exchange\n",
-               o.method, o.ratio[0], o.ratio[1], o.ratio[2], g[0], g[1], g[2], size, dims[0], dims[1],
+               o.method, o.periodic, o.ratio[0], o.ratio[1], o.ratio[2], g[0], g[1], g[2], size, dims[0], dims[1],
                dims[2], jsum, jmax, t[o.iters / 2] * 1e6, t[0] * 1e6, t[o.iters - 1] * 1e6);
     free(t);
     MPI_Finalize();

@@ -6,7 +6,8 @@
 # in Slurm's block layout (dims), the same with libstencilmap-reorder
 # preloaded and reorder=1 (reorder), and MPIX_Cart_weighted_create with the
 # data grid's weights (weighted).  Writes results/halo003-NxC.tsv (every
-# run; N nodes of C slots) and results/halo003-NxC.md (the table: dims,
+# run; N nodes of C slots; -open appended without periodic boundaries)
+# and results/halo003-NxC.md (the table: dims,
 # J_sum/J_max in bytes between nodes, median us per exchange, speedup over
 # dims).
 #
@@ -21,7 +22,8 @@
 #      HALO003_CPUS (8 slots a node), HALO003_RATE (200mbit, each node's
 #      link and direction), HALO003_SCALE (96: the data grid is the ratio
 #      times this), HALO003_BPC (8 bytes a cell), HALO003_ITERS (20),
-#      HALO003_WARMUP (3), HALO003_REPS (3), HALO003_BUDGET (900 s),
+#      HALO003_WARMUP (3), HALO003_REPS (3), HALO003_PERIODIC (1; 0: the
+#      grid has edges, MPI_PROC_NULL past them), HALO003_BUDGET (900 s),
 #      HALO003_LIMIT (120 s a run), HALO003_OUT (results/ beside seeds/),
 #      HALO003_PREFIX (/var/lib/halo-prefix), HALO003_BUILD_ROOT
 #      (/var/lib/halo-build), HALO003_WORK (/var/lib/halo-work),
@@ -44,6 +46,7 @@ BPC=${HALO003_BPC:-8}
 ITERS=${HALO003_ITERS:-20}
 WARMUP=${HALO003_WARMUP:-3}
 REPS=${HALO003_REPS:-3}
+PERIODIC=${HALO003_PERIODIC:-1}
 BUDGET=${HALO003_BUDGET:-900}
 LIMIT=${HALO003_LIMIT:-120}
 OUT=${HALO003_OUT:-$HERE/../results}
@@ -63,6 +66,7 @@ esac
 for v in NODES CPUS SCALE BPC ITERS REPS BUDGET LIMIT; do
     [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "HALO003_$v must be a positive integer (got '${!v}')"
 done
+[[ $PERIODIC =~ ^[01]$ ]] || die "HALO003_PERIODIC must be 0 or 1 (got '$PERIODIC')"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "HALO003_WARMUP must be a non-negative integer (got '$WARMUP')"
 for r in $RATIOS; do
     [[ $r =~ ^[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*$ ]] || die "HALO003_RATIOS: '$r' is not A:B:C"
@@ -113,9 +117,9 @@ run_one() { # RATIO METHOD REP
     local -a pre=()
     [ "$2" = reorder ] && pre=(--export="ALL,LD_PRELOAD=$LIB/libstencilmap-reorder.so,STENCIL_MAP_VERBOSE=1")
     limit=$LIMIT
-    echo "+ salloc -Q -N $NODES -n $RANKS srun --mpi=pmix ${pre[*]} $PROG --method $2 --ratio $1 --scale $SCALE" >"$log"
+    echo "+ salloc -Q -N $NODES -n $RANKS srun --mpi=pmix ${pre[*]} $PROG --method $2 --ratio $1 --scale $SCALE --periodic $PERIODIC" >"$log"
     timeout "$limit" salloc -Q -N "$NODES" -n "$RANKS" --time=3 srun --kill-on-bad-exit=1 --mpi=pmix ${pre[@]+"${pre[@]}"} \
-        "$PROG" --method "$2" --ratio "$1" --scale "$SCALE" --bytes-per-cell "$BPC" -i "$ITERS" -w "$WARMUP" >>"$log" 2>&1
+        "$PROG" --method "$2" --ratio "$1" --scale "$SCALE" --bytes-per-cell "$BPC" --periodic "$PERIODIC" -i "$ITERS" -w "$WARMUP" >>"$log" 2>&1
     rc=$?
     line=$(grep '^halo003: method ' "$log")
     if [ $rc -ne 0 ] || [[ ! $line =~ dims\ ([0-9x]+)\ J_sum\ ([0-9]+)\ J_max\ ([0-9]+)\ bytes\ median\ ([0-9.]+)\ min\ ([0-9.]+)\ max\ ([0-9.]+) ]]; then
@@ -139,10 +143,10 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 cluster_down
 
-NAME=halo003-${NODES}x$CPUS
+NAME=halo003-${NODES}x$CPUS$([ "$PERIODIC" = 0 ] && echo -open)
 cp "$WORK/runs.tsv" "$OUT/$NAME.tsv"
 python3 "$HERE/report.py" --runs "$WORK/runs.tsv" --out "$OUT/$NAME.md" \
-    --note "$NODES nodes x $CPUS slots ($RANKS ranks), links $MINICLUSTER_RATE per node and direction (tbf), data grid = ratio x $SCALE cells, $BPC B per cell, $ITERS exchanges + $WARMUP warm-up, $REPS repetitions (median of their medians)" ||
+    --note "$NODES nodes x $CPUS slots ($RANKS ranks), links $MINICLUSTER_RATE per node and direction (tbf), $([ "$PERIODIC" = 1 ] && echo periodic || echo "not periodic (edges)"), data grid = ratio x $SCALE cells, $BPC B per cell, $ITERS exchanges + $WARMUP warm-up, $REPS repetitions (median of their medians)" ||
     die "report failed"
 cat "$OUT/$NAME.md"
 echo "halo003: $((SECONDS - START)) s in all; table $OUT/$NAME.md, runs $OUT/$NAME.tsv"

@@ -26,17 +26,16 @@
 #      removed at the end, by default), SMPICC (smpicc).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-if [ "${1:-}" = --halo ]; then
+case " $* " in *" --halo "*)
     [ $# -eq 1 ] || { echo "run.sh: --halo takes no other argument" >&2; exit 2; }
-    exec "$HERE/halo003/run.sh"
-fi
+    exec "$HERE/halo003/run.sh" ;;
+esac
 SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
 quick= simulate=
 for arg in "$@"; do
     case "$arg" in
     --quick) quick=--quick ;;
     --simulate) simulate=--simulate ;;
-    --halo) echo "run.sh: --halo must be the only argument" >&2; exit 2 ;;
     *) echo "run.sh: unknown argument '$arg' (--quick, --simulate, --halo)" >&2; exit 2 ;;
     esac
 done

@@ -3,7 +3,8 @@
 """The table of seed 003's halo benchmark on the netns minicluster
 (halo003/run.sh): per base ratio and method, the dims, J_sum/J_max (bytes
 per exchange between nodes), the median over repetitions of each run's
-median time per exchange, and the speedup over MPI_Dims_create +
+median time per exchange, their spread (max - min over min), and the
+speedup over MPI_Dims_create +
 MPI_Cart_create (dims).  A ratio whose dims run is missing gets no speedup.
 """
 import argparse
@@ -40,8 +41,8 @@ def fields(rows):
 def table(runs, note):
     out = ["# Seed 003's halo benchmark on the netns minicluster", "",
            note, "",
-           "| ratio | method | dims | J_sum / J_max (B per exchange) | median us per exchange | speedup vs dims | runs |",
-           "|---|---|---|---|---|---|---|"]
+           "| ratio | method | dims | J_sum / J_max (B per exchange) | median us per exchange | spread | speedup vs dims | runs |",
+           "|---|---|---|---|---|---|---|---|"]
     ratios = []
     for ratio, _ in runs:
         if ratio not in ratios:
@@ -54,11 +55,13 @@ def table(runs, note):
             rows = runs.get((ratio, method))
             if not rows:
                 continue
-            t = statistics.median(float(r["median_us"]) for r in rows)
+            ts = [float(r["median_us"]) for r in rows]
+            t = statistics.median(ts)
+            spread = "%.0f %%" % (100 * (max(ts) - min(ts)) / min(ts)) if min(ts) > 0 else "-"
             dims, jsum, jmax = fields(rows)
             speed = "%.2f" % (base / t) if base else "-"
-            out.append("| %s | %s | %s | %s / %s | %.0f | %s | %d |"
-                       % (ratio, what, dims, jsum, jmax, t, speed, len(rows)))
+            out.append("| %s | %s | %s | %s / %s | %.0f | %s | %s | %d |"
+                       % (ratio, what, dims, jsum, jmax, t, spread, speed, len(rows)))
     return "\n".join(out) + "\n"
 
 

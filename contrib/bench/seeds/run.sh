@@ -14,6 +14,9 @@
 # --simulate: instead, paper 001's Figures 6-7 speedups simulated in
 # SimGrid's SMPI (simulate.py; results/simulated.md): needs smpicc and
 # smpirun (libsimgrid-dev); with --quick only the 50-node instance.
+# --halo: instead, seed 003's halo benchmark timed on the netns minicluster
+# (halo003/run.sh: root, mpicc; results/halo003-NxC.md).  Takes no other
+# argument and needs no STENCIL_MAP (it builds its own install).
 # Exits non-zero when a bar is missed (a seed row we compute the same way
 # differs from the seed, or auto is worse than blocked).
 #
@@ -23,13 +26,17 @@
 #      removed at the end, by default), SMPICC (smpicc).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
+case " $* " in *" --halo "*)
+    [ $# -eq 1 ] || { echo "run.sh: --halo takes no other argument" >&2; exit 2; }
+    exec "$HERE/halo003/run.sh" ;;
+esac
 SM=${STENCIL_MAP:?STENCIL_MAP must name the stencil-map binary}
 quick= simulate=
 for arg in "$@"; do
     case "$arg" in
     --quick) quick=--quick ;;
     --simulate) simulate=--simulate ;;
-    *) echo "run.sh: unknown argument '$arg' (--quick, --simulate)" >&2; exit 2 ;;
+    *) echo "run.sh: unknown argument '$arg' (--quick, --simulate, --halo)" >&2; exit 2 ;;
     esac
 done
 if [ -n "$quick" ]; then

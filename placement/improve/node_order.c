@@ -33,18 +33,18 @@ static const int order_sizes[] = {8, 32, 128, 512}; /* finest first, nested */
 /* a used node's block: its share, then where it lies along the grid */
 struct along {
     int32_t share;
+    int nkeys; /* the keys compared (qsort has no context; no global, so
+                * planning stays safe in threads) */
     double key[SMP_MAX_DIMS];
     int32_t node;
 };
-
-static int along_ndims; /* qsort has no context: the keys compared */
 
 static int cmp_along(const void *x, const void *y)
 {
     const struct along *a = x, *b = y;
     if (a->share != b->share)
         return a->share < b->share ? -1 : 1;
-    for (int d = 0; d < along_ndims; d++)
+    for (int d = 0; d < a->nkeys; d++)
         if (a->key[d] != b->key[d])
             return a->key[d] < b->key[d] ? -1 : 1;
     return (a->node > b->node) - (a->node < b->node);
@@ -109,9 +109,9 @@ static smp_status along_grid(const smp_grid *grid, const int32_t *node_of_rank, 
     for (int i = 0; i < used; i++)
         for (size_t d = 0; d + 1 < nd; d++) /* the block row, not the centre */
             al[i].key[d] = floor(al[i].key[d] * used / ext[d]);
-    along_ndims = (int)nd;
+    for (int i = 0; i < used; i++)
+        al[i].nkeys = (int)nd; /* the nodes (to): by share, then index */
     qsort(al, (size_t)used, sizeof(*al), cmp_along);
-    along_ndims = 0; /* the nodes: by share, then index */
     qsort(to, (size_t)used, sizeof(*to), cmp_along);
     for (int i = 0; i < used; i++)
         phys[al[i].node] = to[i].node;

@@ -198,6 +198,109 @@ static smp_status plan_by_links(const struct by_links *b, smp_placement *out, sm
     return s;
 }
 
+/* The stand-in network of a step without a topology (improve/
+ * node_order.c): leaf switches of ORDER_LEAF consecutive nodes with
+ * ORDER_UPLINKS uplinks each, static routing: a tapered tree, 4:1 above
+ * its leaves, where a plan's node order matters most. */
+#define ORDER_LEAF 32
+#define ORDER_UPLINKS 8
+
+/* Scores node_of_rank on the stand-in tree into *ls. */
+static smp_status order_tree_score(const smp_grid *grid, const smp_stencil *st,
+                                   const int32_t *node_of_rank, int nnodes, smp_link_score *ls,
+                                   smp_error *err)
+{
+    smp_levels lv = {.nlevels = 1, .nnodes = nnodes,
+                     .ngroups = {(nnodes + ORDER_LEAF - 1) / ORDER_LEAF}};
+    smp_links lk = {.routing = SMP_ROUTING_STATIC};
+    lv.group_of_node[0] = malloc(sizeof(int32_t) * (size_t)nnodes);
+    lk.uplinks[0] = malloc(sizeof(int32_t) * (size_t)lv.ngroups[0]);
+    smp_status s = SMP_OK;
+    if (!lv.group_of_node[0] || !lk.uplinks[0])
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory for %d nodes", nnodes);
+    for (int v = 0; v < nnodes && !s; v++)
+        lv.group_of_node[0][v] = v / ORDER_LEAF;
+    for (int g = 0; g < lv.ngroups[0] && !s; g++)
+        lk.uplinks[0][g] = ORDER_UPLINKS;
+    if (!s)
+        s = smp_link_score_compute(grid, st, node_of_rank, nnodes, &lv, &lk, ls, err);
+    free(lv.group_of_node[0]);
+    smp_links_free(&lk);
+    return s;
+}
+
+/* (l_max, then up_max): a below b on the stand-in tree */
+static bool tree_lower(const smp_link_score *a, const smp_link_score *b)
+{
+    int c = cmp_load(a->l_max, b->l_max);
+    return c < 0 || (c == 0 && cmp_load(a->up_max, b->up_max) < 0);
+}
+
+/* Without a topology the node order stands for the network: auto's
+ * blocks handed to other nodes so that neighbours sit on nearby nodes
+ * (improve/node_order.c, through plan_auto.c), each way from auto's plan; the one that loads
+ * the stand-in tree least is kept, auto's own unless one is lower (static
+ * routing can pile a relabelled plan's messages onto one uplink).  The
+ * figures are the same, but j_max_node names a physical node: scored
+ * again. */
+static smp_status order_nodes(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                              const int32_t *dense, int ndense, int nnodes, smp_objective obj,
+                              smp_placement *out, smp_error *err)
+{
+    size_t bytes = sizeof(int32_t) * (size_t)grid->size;
+    int32_t *from = malloc(bytes), *trial = malloc(bytes);
+    smp_link_score best, now;
+    smp_status s = SMP_OK;
+    if (!from || !trial)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory for %lld ranks",
+                          (long long)grid->size);
+    else
+        s = order_tree_score(grid, st, out->node_of_rank, nnodes, &best, err);
+    if (!s)
+        memcpy(from, out->node_of_rank, bytes);
+    for (int way = 0; way < SMP_AUTO_NODE_ORDER_WAYS && !s; way++) {
+        memcpy(trial, from, bytes);
+        s = smp_auto_node_order(grid, st, cap, dense, ndense, nnodes, obj, way, trial, err);
+        if (!s)
+            s = order_tree_score(grid, st, trial, nnodes, &now, err);
+        if (!s && tree_lower(&now, &best)) {
+            memcpy(out->node_of_rank, trial, bytes);
+            best = now;
+        }
+    }
+    free(from);
+    free(trial);
+    return s ? s : smp_score_compute(grid, st, out->node_of_rank, nnodes, &out->score, err);
+}
+
+/* Whether the used nodes (dense) all lie in one group of the finest
+ * level (so of every level): the levels then say nothing the node order
+ * does not, and the step plans as without them. */
+static bool one_leaf(const smp_levels *lv, const int32_t *dense, int ndense)
+{
+    for (int i = 1; i < ndense; i++)
+        if (lv->group_of_node[0][dense[i]] != lv->group_of_node[0][dense[0]])
+            return false;
+    return true;
+}
+
+/* auto without levels (lv: scored on them, or NULL), its blocks laid out
+ * along the node order. */
+static smp_status auto_in_order(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                                const int32_t *dense, int ndense, int nnodes, smp_objective obj,
+                                int effort, const smp_levels *lv, smp_placement *out,
+                                smp_error *err)
+{
+    smp_status s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+    if (!s)
+        s = order_nodes(grid, st, cap, dense, ndense, nnodes, obj, out, err);
+    if (!s && lv) {
+        out->nlevels = lv->nlevels;
+        s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
+    }
+    return s;
+}
+
 smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int32_t *slots,
                          int nnodes, const smp_plan_opts *opts, smp_placement *out,
                          smp_error *err)
@@ -239,11 +342,13 @@ smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int3
         s = plan_one(grid, st, alg, cap, dense, ndense, nnodes, lv, out, err);
     else if (lv && opts->links && opts->levels_mode == SMP_LEVELS_BEST)
         s = plan_by_links(&b, out, err);
+    else if (lv && one_leaf(lv, dense, ndense)) /* plans as without levels */
+        s = auto_in_order(grid, st, cap, dense, ndense, nnodes, obj, effort, lv, out, err);
     else if (lv)
         s = smp_plan_levels(grid, st, cap, dense, ndense, nnodes, lv, opts->levels_mode, obj,
                             effort, out, err);
     else
-        s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+        s = auto_in_order(grid, st, cap, dense, ndense, nnodes, obj, effort, NULL, out, err);
     if (!s && !out->by_links) /* on the links given (node links alone without) */
         s = smp_link_score_compute(grid, st, out->node_of_rank, nnodes, lv, opts->links,
                                    &out->link, err);

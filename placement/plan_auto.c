@@ -297,3 +297,13 @@ smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int3
     free(a);
     return s;
 }
+
+smp_status smp_auto_node_order(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                               const int32_t *dense, int ndense, int nnodes, smp_objective obj,
+                               int way, int32_t *node_of_rank, smp_error *err)
+{
+    if (way < 0 || way >= SMP_NODE_ORDER_COUNT)
+        return smp_error_set(err, SMP_ERR_INPUT, "node order: way %d unknown", way);
+    return smp_relabel_node_order(grid, st, cap, dense, ndense, nnodes, obj,
+                                  (smp_node_order)way, node_of_rank, err);
+}

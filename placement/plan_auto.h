@@ -15,4 +15,12 @@ smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int3
                          const int32_t *dense_to_node, int ndense, int nnodes,
                          smp_objective obj, int effort, smp_placement *out, smp_error *err);
 
+/* Without a topology: the blocks of auto's plan node_of_rank handed to
+ * other nodes of equal share, one of SMP_AUTO_NODE_ORDER_WAYS ways
+ * (improve/node_order.c); J_sum and J_max do not move. */
+#define SMP_AUTO_NODE_ORDER_WAYS 2
+smp_status smp_auto_node_order(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
+                               const int32_t *dense, int ndense, int nnodes, smp_objective obj,
+                               int way, int32_t *node_of_rank, smp_error *err);
+
 #endif

@@ -73,4 +73,20 @@ smp_status smp_relabel_levels(const smp_grid *grid, const smp_stencil *st, const
                               int nnodes, const smp_levels *lv, smp_objective obj,
                               int32_t *node_of_rank, smp_error *err);
 
+/* Without a topology: the node plan's blocks (cap[i] ranks on node
+ * dense[i]) handed to other nodes of the same share so that neighbouring
+ * blocks land close in node order, the order standing for the network
+ * (node_order.c): along the grid (blocked's order of the blocks) or by
+ * nested groups of consecutive nodes taken as levels (relabel.c).  Every
+ * node's rank set and share is kept: J_sum and J_max do not move. */
+typedef enum {
+    SMP_NODE_ORDER_GRID = 0,
+    SMP_NODE_ORDER_LEVELS,
+    SMP_NODE_ORDER_COUNT
+} smp_node_order;
+smp_status smp_relabel_node_order(const smp_grid *grid, const smp_stencil *st,
+                                  const int32_t *cap, const int32_t *dense, int ndense,
+                                  int nnodes, smp_objective obj, smp_node_order way,
+                                  int32_t *node_of_rank, smp_error *err);
+
 #endif

@@ -271,32 +271,3 @@ void smp_spec_free(smp_spec *spec)
 {
     smp_stencil_free(&spec->stencil);
 }
-
-smp_status smp_spec_resolve(smp_spec *spec, int64_t ntasks, smp_error *err)
-{
-    if (spec->dims_weighted)
-        return smp_spec_resolve_on(spec, ntasks, 0, NULL, 0, NULL, NULL, err);
-    if (spec->dims_auto) {
-        if (ntasks < 1)
-            return smp_error_set(err, SMP_ERR_INPUT,
-                                 "grid.dims: \"auto\" needs the task count (give --ranks or -n)");
-        int64_t d[SMP_MAX_DIMS];
-        bool per[SMP_MAX_DIMS];
-        smp_status s = smp_dims_create(ntasks, spec->grid.ndims, d, err);
-        if (s)
-            return s;
-        memcpy(per, spec->grid.periods, sizeof(per));
-        smp_order order = spec->grid.order;
-        s = smp_grid_init(&spec->grid, spec->grid.ndims, d, per, err);
-        if (s)
-            return s;
-        spec->grid.order = order;
-        spec->dims_auto = false;
-        return SMP_OK;
-    }
-    if (ntasks > 0 && ntasks != spec->grid.size)
-        return smp_error_set(err, SMP_ERR_INPUT,
-                             "grid.dims: the grid holds %lld ranks but the step has %lld tasks",
-                             (long long)spec->grid.size, (long long)ntasks);
-    return SMP_OK;
-}

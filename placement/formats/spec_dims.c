@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The spec's weighted dims (seed 003): grid.domain, grid.halo and
- * grid.cost give the weights of grid.dims "weighted", and the dims are
- * chosen once the task count (and, when known, the nodes and sockets) is:
- * the nodes' cut first, then the sockets', then the cores' (placement/dims/
- * through the public calls). */
+/* The spec's weighted dims (seed 003), as read: grid.domain, grid.halo
+ * and grid.cost give the weights of grid.dims "weighted" (spec.c's parser
+ * calls this; spec_resolve_dims.c chooses the dims from them). */
 #include <jansson.h>
 #include <string.h>
 
@@ -53,62 +51,4 @@ smp_status smp_spec_grid_weights(smp_spec *spec, const json_t *g, smp_error *err
             v[0][i] = 1.0; /* equal extents: the halos and costs alone */
     return smp_dims_weights(ndims, v[0], have[1] ? v[1] : NULL, have[2] ? v[2] : NULL,
                             spec->dims_w, err);
-}
-
-/* the level sizes: nodes, sockets, cores of one, when the nodes are equal
- * and hold ntasks exactly; else ntasks alone */
-static int level_sizes(int64_t ntasks, int nnodes, const int32_t *slots, int sockets,
-                       int64_t *sizes)
-{
-    if (nnodes < 1 || !slots)
-        return sizes[0] = ntasks, 1;
-    for (int n = 1; n < nnodes; n++)
-        if (slots[n] != slots[0])
-            return sizes[0] = ntasks, 1;
-    if (slots[0] < 1 || (int64_t)nnodes * slots[0] != ntasks)
-        return sizes[0] = ntasks, 1;
-    int k = 0;
-    sizes[k++] = nnodes;
-    if (sockets > 1 && slots[0] % sockets == 0) {
-        sizes[k++] = sockets;
-        sizes[k++] = slots[0] / sockets;
-    } else {
-        sizes[k++] = slots[0];
-    }
-    return k;
-}
-
-smp_status smp_spec_resolve_on(smp_spec *spec, int64_t ntasks, int nnodes, const int32_t *slots,
-                               int sockets, int64_t *levels_out, int *nlevels_out,
-                               smp_error *err)
-{
-    if (!spec->dims_weighted)
-        return smp_spec_resolve(spec, ntasks, err);
-    if (ntasks < 1)
-        return smp_error_set(err, SMP_ERR_INPUT,
-                             "grid.dims: \"weighted\" needs the task count (give --ranks or -n)");
-    int64_t sizes[3], ml[SMP_MAX_DIMS * 3] = {0}, d[SMP_MAX_DIMS];
-    int nl = level_sizes(ntasks, nnodes, slots, sockets > 0 ? sockets : spec->sockets, sizes);
-    int ndims = spec->grid.ndims;
-    smp_status s = smp_dims_ml(ndims, spec->dims_w, nl, sizes, ml, NULL, err);
-    if (s)
-        return s;
-    for (int i = 0; i < ndims; i++) {
-        d[i] = 1;
-        for (int l = 0; l < nl; l++)
-            d[i] *= ml[i * nl + l];
-    }
-    bool per[SMP_MAX_DIMS];
-    memcpy(per, spec->grid.periods, sizeof(per));
-    smp_order order = spec->grid.order;
-    if ((s = smp_grid_init(&spec->grid, ndims, d, per, err)))
-        return s;
-    spec->grid.order = order;
-    spec->dims_auto = false;
-    spec->dims_weighted = false;
-    if (levels_out)
-        memcpy(levels_out, sizes, sizeof(int64_t) * (size_t)nl);
-    if (nlevels_out)
-        *nlevels_out = nl;
-    return SMP_OK;
 }

@@ -18,9 +18,12 @@
 # BYTES_TOLERANCE; see link_bytes for what is counted).  The loop time
 # LAMMPS logs is reported, never asserted.  Also the warnings when a
 # hand-written spec explains the profile badly: the plugin's, with
-# STENCIL_MAP_CHECK_PROFILE=DIR in srun's environment.  Builds into a staging
+# STENCIL_MAP_CHECK_PROFILE=DIR in srun's environment.  And LAMMPS's own
+# MPI_Cart_create(reorder=1) (in.melt-reorder, `map cart/reorder`) under
+# mpirun, no plugin option, without and with libstencilmap-reorder
+# preloaded (t_reorder).  Builds into a staging
 # prefix outside /tmp, prints "ok NAME" / "FAIL NAME" and "N passed, M
-# failed", and always brings its cluster down.  About 20 s after the build
+# failed", and always brings its cluster down.  About 30 s after the build
 # (under a minute with a fresh one).
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-app), MINICLUSTER_PORT_BASE

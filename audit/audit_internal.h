@@ -27,6 +27,9 @@ void audit_check_launch(const audit_record *rec, const audit_options *opt, audit
  * groups, its figures between them re-scored and the blocked layout's
  * re-planned ("topology" in res); nothing for a record without levels. */
 void audit_check_levels(const audit_record *rec, audit_result *res);
+/* the record's busiest link against its re-scoring, into topology's JSON
+ * (audit_busiest.c) */
+void audit_check_busiest(const audit_record *rec, json_t *topology, audit_result *res);
 /* What the job observed between groups against the record ("levels" in
  * vj, the in-job result's JSON). */
 void audit_check_levels_verified(const audit_record *rec, json_t *vj, audit_result *res);

@@ -149,6 +149,26 @@ static void print_links(FILE *out, json_t *level)
     fprintf(out, s1 == s2 ? ", LinkSpeed %lld" : ", LinkSpeed %lld-%lld", s1, s2);
 }
 
+/* the busiest link as planned and re-scored from the recorded placement
+ * with the recorded routing and uplinks (absent in older records) */
+static void print_busiest(FILE *out, json_t *t)
+{
+    json_t *b = json_object_get(t, "busiest_link"), *p = json_object_get(b, "planned"),
+           *rs = json_object_get(b, "rescored");
+    if (!json_is_object(p))
+        return;
+    fprintf(out, LABEL "busiest link %.6g (bound %.6g), %s routing", "",
+            json_number_value(json_object_get(p, "l_max")),
+            json_number_value(json_object_get(p, "bound")), str(b, "routing"));
+    if (json_is_object(rs))
+        fprintf(out, "; re-scored %.6g (bound %.6g)",
+                json_number_value(json_object_get(rs, "l_max")),
+                json_number_value(json_object_get(rs, "bound")));
+    else
+        fputs("; not re-scored (uplink counts varied within a level)", out);
+    fputc('\n', out);
+}
+
 /* the network levels the step was planned on (absent: none) */
 static void print_levels(FILE *out, json_t *r)
 {
@@ -181,6 +201,7 @@ static void print_levels(FILE *out, json_t *r)
         print_links(out, x);
         fputc('\n', out);
     }
+    print_busiest(out, t);
     print_repairs(out, r);
 }
 

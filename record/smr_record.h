@@ -95,6 +95,13 @@ typedef struct {
      * none given).  Both absent in older records. */
     char *topology_warnings;
     smr_links links[SMP_MAX_LEVELS];
+    /* the busiest link as planned ("busiest_link" of "topology", absent in
+     * older records: link_l_max -1): L_max, its lower bound, the routing
+     * and the uplink counts per group the plan was scored with, as ranges
+     * over each level's groups (smr_record_busiest.c) */
+    double link_l_max, link_bound;
+    char link_routing[16];   /* "static", "adaptive" */
+    int link_uplinks_min[SMP_MAX_LEVELS], link_uplinks_max[SMP_MAX_LEVELS];
 } smr_record;
 
 /* A record ready to be filled: nothing placed, ids and figures -1. */

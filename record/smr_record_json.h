@@ -18,5 +18,9 @@ json_t *smr_topology_head_json(const smr_record *rec, json_t *levels);
  * record writes them, the audit repeats them. */
 json_t *smr_warnings_json(const char *warnings);
 json_t *smr_links_json(const smr_links *k);
+/* "busiest_link" of "topology" (NULL when the record has none), and its
+ * reader (absent: link_l_max stays -1); smr_record_busiest.c */
+json_t *smr_busiest_json(const smr_record *rec);
+int smr_parse_busiest(json_t *t, smr_record *rec, char *err, size_t n);
 
 #endif

@@ -83,7 +83,10 @@ json_t *smr_levels_json(const smr_record *rec)
     json_t *levels = json_array();
     for (int l = 0; l < rec->levels.nlevels; l++)
         json_array_append_new(levels, level_json(rec, l));
-    return smr_topology_head_json(rec, levels);
+    json_t *t = smr_topology_head_json(rec, levels);
+    if (t && rec->link_l_max >= 0)
+        json_object_set_new(t, "busiest_link", smr_busiest_json(rec));
+    return t;
 }
 
 json_t *smr_links_json(const smr_links *k)
@@ -268,5 +271,5 @@ int smr_parse_levels(json_t *j, smr_record *rec, char *err, size_t n)
         if (parse_level(json_array_get(levels, l), rec, (int)l, err, n))
             return -1;
     }
-    return 0;
+    return smr_parse_busiest(t, rec, err, n);
 }

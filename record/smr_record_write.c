@@ -21,6 +21,7 @@ void smr_record_init(smr_record *rec)
     rec->plugin_ms = rec->plugin_cpu_ms = rec->alloc_check_ms = -1;
     rec->launched = true;
     rec->kind = SMR_KIND_NOTHING;
+    rec->link_l_max = rec->link_bound = -1;
 }
 
 static json_t *str_or_null(const char *s)

@@ -13,6 +13,26 @@
 #include "smr_record.h"
 
 /* The plan, its figures and the placement (borrowed from the step). */
+/* The busiest link as planned, and the routing and uplink counts per
+ * group it was scored with, as ranges per level (NULL counts: 1). */
+static void fill_busiest(smr_record *rec, const sm_step *st)
+{
+    rec->link_l_max = st->pl.link.l_max;
+    rec->link_bound = st->pl.link.bound;
+    snprintf(rec->link_routing, sizeof(rec->link_routing), "%s",
+             smp_routing_name(st->links.routing));
+    for (int l = 0; l < st->pl.nlevels; l++) {
+        const int32_t *u = st->links.uplinks[l];
+        int lo = u ? u[0] : 1, hi = lo;
+        for (int g = 1; u && g < st->levels.ngroups[l]; g++) {
+            lo = u[g] < lo ? u[g] : lo;
+            hi = u[g] > hi ? u[g] : hi;
+        }
+        rec->link_uplinks_min[l] = lo;
+        rec->link_uplinks_max[l] = hi;
+    }
+}
+
 static void fill_placed(smr_record *rec, const sm_step *st)
 {
     rec->kind = SMR_KIND_PLACED;
@@ -44,6 +64,7 @@ static void fill_placed(smr_record *rec, const sm_step *st)
             rec->level_planned[l] = st->pl.level[l];
             rec->level_blocked[l] = st->blocked.level[l];
         }
+        fill_busiest(rec, st);
     }
     if (!st->bind)
         return;

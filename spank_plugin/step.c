@@ -329,6 +329,8 @@ void sm_step_summary(const sm_step *st, FILE *out)
         fprintf(out, ", effort %d", st->effort);
     if (st->pl.nlevels > 0 && st->levels_mode != SMP_LEVELS_BEST)
         fprintf(out, ", levels %s", smp_levels_mode_name(st->levels_mode));
+    if (st->pl.nlevels > 0) /* the busiest link (node links too) and its floor */
+        fprintf(out, ", busiest link %.4g (bound %.4g)", st->pl.link.l_max, st->pl.link.bound);
     int repairs = sm_level_notes_count(&st->level_notes);
     if (repairs) /* each named in a warning above */
         fprintf(out, ", topology repaired %d time%s", repairs, repairs == 1 ? "" : "s");

@@ -563,6 +563,32 @@ cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["levels"][0]["links"] = {"groups": 1, "uplinks_min": 3, "uplinks_max": 2, "link_speed_min": 0, "link_speed_max": 0}'
 run 4 levels-links-bad 23.0 --record-dir "$work/lv" --no-slurm
 has levels-links-bad "topology.levels[0].links: a minimum above its maximum"
+# the busiest link as the plugin records it (topology.busiest_link): a
+# record without it (the data's) shows none; with it, re-scored from the
+# recorded placement with the recorded routing and uplinks.  By hand: each
+# node holds a 4x2 block and sends 4 + 2 edges over its own link, each
+# leaf's one uplink carries the 4 edges between the halves: L_max 6
+run 0 busiest-none 23.0 --record-dir "$LEV" --no-slurm
+if grep -q 'busiest link' "$work/busiest-none.out"; then
+    fail "busiest-none: a record without busiest_link shows one"
+else
+    pass "busiest-none: no busiest link shown"
+fi
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"] = {"l_max": 6, "bound": 6, "routing": "static", "uplinks": [{"min": 1, "max": 1}]}'
+run 0 busiest 23.0 --record-dir "$work/lv" --no-slurm
+has busiest "busiest link 6 (bound 6), static routing; re-scored 6 (bound 6)"
+run 0 busiest-json 23.0 --record-dir "$work/lv" --no-slurm --json
+py busiest-json 'd["steps"][0]["topology"]["busiest_link"] == {"planned": {"l_max": 6, "bound": 6}, "routing": "static", "rescored": {"l_max": 6, "bound": 6}}'
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["l_max"] = 7.5'
+run 1 busiest-differs 23.0 --record-dir "$work/lv" --no-slurm
+has busiest-differs "topology: busiest link 7.5 (bound 6) in the record, 6 (bound 6) from its placement"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"] = {"l_max": 6, "bound": 6, "routing": "adaptive", "uplinks": [{"min": 1, "max": 2}]}'
+run 0 busiest-varied 23.0 --record-dir "$work/lv" --no-slurm
+has busiest-varied "busiest link 6 (bound 6), adaptive routing; not re-scored (uplink counts varied within a level)"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["routing"] = "ecmp"'
+run 4 busiest-bad 23.0 --record-dir "$work/lv" --no-slurm
+has busiest-bad "topology.busiest_link.routing: must be 'static' or 'adaptive'"
 # the record without its topology reads as a step planned without levels
 cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.json" 'del d["topology"]'

@@ -195,13 +195,21 @@ static void test_tree(void **state)
     assert_int_equal(st.pl.level[0].j_sum, lp.j_sum);
     assert_int_equal(st.blocked.level[0].j_sum, lb.j_sum);
     assert_true(lp.j_sum <= lb.j_sum);
+    /* the busiest link: the core's score on the step's links (static
+     * routing, one uplink a leaf: the root is each leaf's one parent) */
+    smp_link_score ls;
+    assert_int_equal(smp_link_score_compute(&st.spec.grid, &st.spec.stencil, st.pl.node_of_rank,
+                                            4, &st.levels, &st.links, &ls, &err), 0);
+    assert_true(ls.l_max > 0 && ls.bound > 0 && ls.bound <= ls.l_max);
+    assert_true(ls.l_max == st.pl.link.l_max && ls.bound == st.pl.link.bound);
     char line[512], want[512];
     summary(&st, line, sizeof(line));
     snprintf(want, sizeof(want),
              "stencil-map: %s, 32 ranks on 4 nodes, inter-node edges %lld (blocked %lld), "
-             "between switches %lld (blocked %lld)\n",
+             "between switches %lld (blocked %lld), busiest link %.4g (bound %.4g)\n",
              smp_algorithm_name(st.pl.algorithm), (long long)st.pl.score.j_sum,
-             (long long)st.blocked.score.j_sum, (long long)lp.j_sum, (long long)lb.j_sum);
+             (long long)st.blocked.score.j_sum, (long long)lp.j_sum, (long long)lb.j_sum,
+             ls.l_max, ls.bound);
     assert_string_equal(line, want);
     /* the tasks' variables */
     assert_int_equal(sm_step_export_env(&st), 0);
@@ -230,6 +238,10 @@ static void test_tree(void **state)
     assert_int_equal(rec.level_planned[0].j_max, lp.j_max);
     assert_int_equal(rec.level_blocked[0].j_sum, lb.j_sum);
     assert_int_equal(rec.level_blocked[0].j_max, lb.j_max);
+    assert_true(rec.link_l_max == ls.l_max && rec.link_bound == ls.bound);
+    assert_string_equal(rec.link_routing, "static");
+    assert_int_equal(rec.link_uplinks_min[0], 1);
+    assert_int_equal(rec.link_uplinks_max[0], 1);
     smr_record_free(&rec);
     sm_env_clear();
     unsetenv("SLURM_HOSTFILE");
@@ -269,9 +281,10 @@ static void test_two_levels(void **state)
     summary(&st, line, sizeof(line));
     snprintf(want, sizeof(want),
              ", between switches %lld (blocked %lld), between level-1 switches %lld (blocked "
-             "%lld)\n",
+             "%lld), busiest link %.4g (bound %.4g)\n",
              (long long)st.pl.level[0].j_sum, (long long)st.blocked.level[0].j_sum,
-             (long long)st.pl.level[1].j_sum, (long long)st.blocked.level[1].j_sum);
+             (long long)st.pl.level[1].j_sum, (long long)st.blocked.level[1].j_sum,
+             st.pl.link.l_max, st.pl.link.bound);
     if (!strstr(line, want))
         fail_msg("line '%s' lacks '%s'", line, want);
     /* a coarser level is crossed by at most the edges of the finer one */
@@ -288,6 +301,7 @@ static void test_two_levels(void **state)
     assert_int_equal(rec.levels.ngroups[1], 2);
     assert_string_equal(rec.levels.group_names[1][1], "y");
     assert_int_equal(rec.level_planned[1].j_sum, st.pl.level[1].j_sum);
+    assert_true(rec.link_l_max == st.pl.link.l_max && rec.link_bound == st.pl.link.bound);
     smr_record_free(&rec);
     sm_env_clear();
     unsetenv("SLURM_HOSTFILE");

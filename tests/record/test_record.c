@@ -200,6 +200,14 @@ static void same_placed(const smr_record *a, const smr_record *b)
                                    ba->w_sum == bb->w_sum && ba->w_max == bb->w_max
                              : pb->w_sum == 0 && bb->w_max == 0);
     }
+    /* the busiest link: -1 both when not written */
+    assert_true(a->link_l_max == b->link_l_max && a->link_bound == b->link_bound);
+    if (a->link_l_max >= 0) {
+        assert_string_equal(a->link_routing, b->link_routing);
+        for (int l = 0; l < a->levels.nlevels; l++)
+            assert_true(a->link_uplinks_min[l] == b->link_uplinks_min[l] &&
+                        a->link_uplinks_max[l] == b->link_uplinks_max[l]);
+    }
     assert_int_equal(a->bound, b->bound);
     if (!a->bound)
         return;
@@ -273,6 +281,31 @@ static void test_placed_levels(void **state)
     }
 }
 
+/* the busiest link as planned (L_max, bound, routing, uplinks) comes
+ * back as written; a record without it reads as -1 (test_placed_levels) */
+static void test_placed_busiest(void **state)
+{
+    (void)state;
+    static const char *const routing[2] = {"static", "adaptive"};
+    for (int k = 0; k < 2; k++) {
+        smr_record a;
+        placed(&a, k, false);
+        with_levels(&a);
+        a.link_l_max = 48.5 + k;
+        a.link_bound = 40.25;
+        snprintf(a.link_routing, sizeof(a.link_routing), "%s", routing[k]);
+        a.link_uplinks_min[0] = 2;
+        a.link_uplinks_max[0] = 2 + k;
+        round_trip(&a);
+        free_written(&a);
+    }
+}
+
+/* a "topology" of one level, as a prefix of a hand-edited "busiest_link" */
+#define BUSIEST_HEAD                                                                           \
+    "{\"source\": \"s\", \"kind\": \"k\", \"levels\": [{\"node_groups\": [0, 1], \"j_sum\": 1, " \
+    "\"j_max\": 1, \"blocked_j_sum\": 1, \"blocked_j_max\": 1}], \"busiest_link\": "
+
 /* a hand-edited "topology" is refused naming the field */
 static void test_levels_malformed(void **state)
 {
@@ -296,6 +329,16 @@ static void test_levels_malformed(void **state)
         {"{\"source\": \"s\", \"kind\": \"k\", \"levels\": [{\"node_groups\": [0, 1], \"j_sum\": 1, "
          "\"j_max\": 1, \"blocked_j_sum\": 1, \"blocked_j_max\": 1, \"w_sum\": -2}]}",
          "topology.levels[0].w_sum: must be a non-negative number"},
+        {BUSIEST_HEAD "[1]}", "topology.busiest_link: must be an object"},
+        {BUSIEST_HEAD "{\"routing\": \"ecmp\"}}",
+         "topology.busiest_link.routing: must be 'static' or"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": -1}}",
+         "topology.busiest_link.l_max: must be a non-negative number"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, \"uplinks\": []}}",
+         "topology.busiest_link.uplinks: must be a list with one entry per level (1)"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
+         "\"uplinks\": [{\"min\": 2, \"max\": 1}]}}",
+         "topology.busiest_link.uplinks[0]: must have 1 <= min <= max, not 2, 1"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char path[4400], err[512];
@@ -671,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_placed),
         cmocka_unit_test(test_placed_weighted_sockets),
         cmocka_unit_test(test_placed_levels),
+        cmocka_unit_test(test_placed_busiest),
         cmocka_unit_test(test_levels_malformed),
         cmocka_unit_test(test_placed_unlaunched),
         cmocka_unit_test(test_failed_plan),

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The record's busiest link: what the plugin estimated for the step's
+ * busiest link (L_max, issue 36) and what it scored it with, so that the
+ * audit re-scores the same network.  Inside "topology" (steps planned on
+ * levels only); absent in older records, which read as link_l_max -1, so
+ * format 1 is unchanged:
+ *
+ *   "busiest_link": {"l_max": 48, "bound": 40, "routing": "static",
+ *                    "uplinks": [{"min": 2, "max": 2}, ...]}   one per level
+ *
+ * The uplink counts are those the plan used per group (the site's
+ * uplinks= or the topology's parents), as ranges over the level's groups. */
+#include <stdio.h>
+
+#include "smr_read_util.h"
+#include "smr_record.h"
+#include "smr_record_json.h"
+
+json_t *smr_busiest_json(const smr_record *rec)
+{
+    if (rec->link_l_max < 0)
+        return NULL;
+    json_t *up = json_array();
+    for (int l = 0; l < rec->levels.nlevels; l++)
+        json_array_append_new(up, json_pack("{s:i,s:i}", "min", rec->link_uplinks_min[l], "max",
+                                            rec->link_uplinks_max[l]));
+    return json_pack("{s:f,s:f,s:s,s:o}", "l_max", rec->link_l_max, "bound", rec->link_bound,
+                     "routing", rec->link_routing, "uplinks", up);
+}
+
+static int get_load(json_t *o, const char *key, double *v, char *err, size_t n)
+{
+    json_t *x = json_object_get(o, key);
+    if (!json_is_number(x) || !(json_number_value(x) >= 0))
+        return smr_bad(err, n, "topology.busiest_link.%s: must be a non-negative number", key);
+    *v = json_number_value(x);
+    return 0;
+}
+
+/* "uplinks": one {"min", "max"} per level, 1 <= min <= max */
+static int parse_uplinks(json_t *o, smr_record *rec, char *err, size_t n)
+{
+    json_t *up = json_object_get(o, "uplinks");
+    if (!json_is_array(up) || (int)json_array_size(up) != rec->levels.nlevels)
+        return smr_bad(err, n, "topology.busiest_link.uplinks: must be a list with one entry "
+                       "per level (%d)", rec->levels.nlevels);
+    for (int l = 0; l < rec->levels.nlevels; l++) {
+        char where[64];
+        snprintf(where, sizeof(where), "topology.busiest_link.uplinks[%d]", l);
+        json_t *x = json_array_get(up, (size_t)l);
+        int64_t lo, hi;
+        if (!json_is_object(x))
+            return smr_bad(err, n, "%s: must be an object", where);
+        if (smr_get_int(x, where, "min", false, &lo, err, n) ||
+            smr_get_int(x, where, "max", false, &hi, err, n))
+            return -1;
+        if (lo < 1 || hi < lo || hi > INT32_MAX)
+            return smr_bad(err, n, "%s: must have 1 <= min <= max, not %lld, %lld", where,
+                           (long long)lo, (long long)hi);
+        rec->link_uplinks_min[l] = (int)lo;
+        rec->link_uplinks_max[l] = (int)hi;
+    }
+    return 0;
+}
+
+int smr_parse_busiest(json_t *t, smr_record *rec, char *err, size_t n)
+{
+    json_t *o = json_object_get(t, "busiest_link");
+    if (!o || json_is_null(o))
+        return 0;
+    smp_routing r;
+    if (!json_is_object(o))
+        return smr_bad(err, n, "topology.busiest_link: must be an object");
+    json_t *rt = json_object_get(o, "routing");
+    if (!json_is_string(rt) || !smp_routing_from_name(json_string_value(rt), &r))
+        return smr_bad(err, n, "topology.busiest_link.routing: must be 'static' or 'adaptive'");
+    snprintf(rec->link_routing, sizeof(rec->link_routing), "%s", smp_routing_name(r));
+    double l_max, bound;
+    if (get_load(o, "l_max", &l_max, err, n) || get_load(o, "bound", &bound, err, n) ||
+        parse_uplinks(o, rec, err, n))
+        return -1;
+    rec->link_l_max = l_max;
+    rec->link_bound = bound;
+    return 0;
+}

@@ -169,7 +169,9 @@ t_mode() { # SPEC MODE
     as salloc -N4 -n32 srun --stencil-map="$spec" "$TASK" >out 2>err ||
         { fail "srun failed"; cat err; return 1; }
     cat err
-    grep -q "^stencil-map: .*, levels $mode\$" err || { fail "srun's line does not end in ', levels $mode'"; return 1; }
+    # (the busiest link follows: the step has levels)
+    grep -qE "^stencil-map: .*, levels $mode, busiest link [0-9.e+]+ \(bound [0-9.e+]+\)\$" err ||
+        { fail "srun's line does not end in ', levels $mode, busiest link L (bound B)'"; return 1; }
     if [ "$mode" = groups-first ]; then # the construction laid out the groups
         grep -q "^stencil-map: [a-z]* (groups first), " err ||
             { fail "srun's line does not say the groups were laid out first"; return 1; }

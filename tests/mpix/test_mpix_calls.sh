@@ -21,6 +21,13 @@ run() { # NP ARGS...: mpirun on this machine, bounded
 }
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
+# A sanitized build's library needs the ASan runtime first among the
+# process's libraries, or ASan refuses to start it: preload the runtime
+# ahead of it (as tests/lib/suite.sh does for srun).
+preload=$REORDER_LIB
+if ldd "$REORDER_LIB" 2>/dev/null | grep -q libasan; then
+    preload="$(readlink -f "$(gcc -print-file-name=libasan.so)") $REORDER_LIB"
+fi
 
 run 3 "$CART_CHECK_MPIX" errors >"$d/errors" 2>&1
 check_cmd "MPIX_Cart_stencil_comm: 15 argument errors returned as their class, then a good call" \
@@ -38,15 +45,15 @@ check_cmd "MPIX_Cart_stencil_comm reorder=1: consistent communicator, halo ok" \
 check_cmd "... one node: the order kept, said on rank 0" \
     grep -q '^stencil-map: MPIX_Cart_stencil_comm 2x2 on 1 nodes: order kept.*(one node)' "$d/mpix1"
 
-run 6 -x LD_PRELOAD="$REORDER_LIB" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart1 3,2 0,0 "$d/h" >"$d/cart1" 2>&1
+run 6 -x LD_PRELOAD="$preload" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart1 3,2 0,0 "$d/h" >"$d/cart1" 2>&1
 check_cmd "preloaded MPI_Cart_create reorder=1: consistent communicator, halo ok" \
     sh -c "[ \$(grep -c '^ok ' '$d/cart1') -eq 3 ] && ! grep -q '^FAIL' '$d/cart1'"
 check_cmd "... the library planned it (one node)" \
     grep -q '^stencil-map: MPI_Cart_create 3x2 on 1 nodes: order kept' "$d/cart1"
-run 6 -x LD_PRELOAD="$REORDER_LIB" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart0 3,2 0,0 "$d/h" >"$d/cart0" 2>&1
+run 6 -x LD_PRELOAD="$preload" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart0 3,2 0,0 "$d/h" >"$d/cart0" 2>&1
 check_cmd "preloaded MPI_Cart_create reorder=0: MPI's order, the library silent" \
     sh -c "grep -q '^ok reorder 0: every rank is MPI_COMM_WORLD' '$d/cart0' && ! grep -q '^FAIL\|^stencil-map' '$d/cart0'"
-run 6 -x LD_PRELOAD="$REORDER_LIB" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart1 5,1 0,0 "$d/h" >"$d/small" 2>&1
+run 6 -x LD_PRELOAD="$preload" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart1 5,1 0,0 "$d/h" >"$d/small" 2>&1
 check_cmd "preloaded MPI_Cart_create: a grid smaller than the communicator goes to MPI as it is (MPI_COMM_NULL on the rank left over)" \
     sh -c "! grep -q '^stencil-map' '$d/small' && grep -q '^FAIL the communicator was created' '$d/small'"
 

@@ -25,8 +25,9 @@
 # communicator of PP and PME ranks, reordered by the library, fewer bytes
 # between nodes and the same energies.  Builds into a staging
 # prefix outside /tmp, prints "ok NAME" / "FAIL NAME" and "N passed, M
-# failed", and always brings its cluster down.  About 30 s after the build
-# (under a minute with a fresh one).
+# failed", and always brings its cluster down.  About 2.5 minutes after
+# the build, a minute of it GROMACS's cases (measured 150 s on the shared
+# 2-core machine: LAMMPS 78 s, GROMACS 67 s).
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-app), MINICLUSTER_PORT_BASE
 #      (18800), APP_PREFIX (/var/lib/smc-app-prefix), APP_BUILD_ROOT

@@ -2,8 +2,9 @@
 /* The busiest link of a placed step in the audit: the record's L_max and
  * its bound must be those of its own placement, re-scored on the
  * record's levels with the routing and uplink counts the plugin used, as
- * J is re-scored (audit_check.c); and, where the in-job result says on
- * which node each rank ran, those of the placement that really ran, so
+ * J is re-scored (audit_check.c); and, where the in-job result (else a
+ * --launched FILE) says on which node each rank ran, those of the
+ * placement that really ran, so
  * that a launch that put ranks elsewhere shows what it cost the busiest
  * link.  A record without "busiest_link" (older ones, steps without
  * levels) gets nothing here; one whose uplink counts varied within a level
@@ -87,21 +88,15 @@ static int32_t node_index(const smr_record *r, const int32_t *sorted, const char
     return -1;
 }
 
-/* Where each rank ran, as indices into the record's nodes, from the
- * in-job result's rank_nodes; NULL with why when that is not known: no
- * such result, another rank count, or a node the record does not list
- * (the launch check reports those). */
-static int32_t *placement_that_ran(const audit_record *rec, char *why, size_t n)
+/* Where each rank ran, as indices into the record's nodes, from names
+ * (one per rank); NULL with why when a name is not one of the record's
+ * nodes or the count differs (the launch check reports those). */
+static int32_t *placement_of_names(const smr_record *r, char **names, int64_t count,
+                                   const char *source, char *why, size_t n)
 {
-    const smr_record *r = &rec->r;
-    const smr_verify *v = &rec->verify.v;
-    if (!rec->verify.readable || !v->has_rank_nodes || !r->launched) {
-        snprintf(why, n, "no in-job result with rank_nodes");
-        return NULL;
-    }
-    if (v->rank_nodes_count != r->placement_count) {
-        snprintf(why, n, "the in-job result names %lld ranks, the record %lld",
-                 (long long)v->rank_nodes_count, (long long)r->placement_count);
+    if (count != r->placement_count) {
+        snprintf(why, n, "%s names %lld ranks, the record %lld", source, (long long)count,
+                 (long long)r->placement_count);
         return NULL;
     }
     int32_t *sorted = malloc(sizeof(int32_t) * (size_t)(r->nodes.count + 1));
@@ -115,10 +110,10 @@ static int32_t *placement_that_ran(const audit_record *rec, char *why, size_t n)
     for (int i = 0; i < r->nodes.count; i++)
         sorted[i] = i;
     qsort_r(sorted, (size_t)r->nodes.count, sizeof(int32_t), by_name, r->nodes.names);
-    for (int64_t k = 0; ran && k < r->placement_count; k++)
-        if ((ran[k] = node_index(r, sorted, v->rank_nodes[k])) < 0) {
-            snprintf(why, n, "rank %lld ran on %.200s, which the record does not list",
-                     (long long)k, v->rank_nodes[k]);
+    for (int64_t k = 0; ran && k < count; k++)
+        if ((ran[k] = node_index(r, sorted, names[k])) < 0) {
+            snprintf(why, n, "%s: rank %lld ran on %.200s, which the record does not list",
+                     source, (long long)k, names[k]);
             free(ran);
             ran = NULL;
         }
@@ -126,14 +121,46 @@ static int32_t *placement_that_ran(const audit_record *rec, char *why, size_t n)
     return ran;
 }
 
+/* Where each rank ran, from the in-job result's rank_nodes (the ranks'
+ * own word), else from --launched FILE; NULL with why when neither says.
+ * source gets which one it was. */
+static int32_t *placement_that_ran(const audit_record *rec, const char *launched,
+                                   const char **source, char *why, size_t n)
+{
+    const smr_verify *v = &rec->verify.v;
+    if (!rec->r.launched) {
+        snprintf(why, n, "the step was never launched");
+        return NULL;
+    }
+    if (rec->verify.readable && v->has_rank_nodes) {
+        *source = "in-job result (PMIx)";
+        return placement_of_names(&rec->r, v->rank_nodes, v->rank_nodes_count, *source, why, n);
+    }
+    if (!launched) {
+        snprintf(why, n, "no in-job result with rank_nodes and no --launched FILE");
+        return NULL;
+    }
+    char **names = NULL, msg[800];
+    int64_t count = 0;
+    if (audit_read_launched(launched, &names, &count, msg, sizeof(msg))) {
+        snprintf(why, n, "%.390s", msg);
+        return NULL;
+    }
+    *source = "--launched FILE";
+    int32_t *ran = placement_of_names(&rec->r, names, count, *source, why, n);
+    audit_free_names(names, count);
+    return ran;
+}
+
 /* Where the ranks ran re-scored ("ran" in j), against what was planned;
  * or why that is not known ("ran": null, "ran_unknown"). */
-static void check_ran(const audit_record *rec, const smp_links *lk, json_t *j,
-                      audit_result *res)
+static void check_ran(const audit_record *rec, const char *launched, const smp_links *lk,
+                      json_t *j, audit_result *res)
 {
     const smr_record *r = &rec->r;
     char why[400];
-    int32_t *ran = placement_that_ran(rec, why, sizeof(why));
+    const char *source = "";
+    int32_t *ran = placement_that_ran(rec, launched, &source, why, sizeof(why));
     if (!ran) {
         json_object_set_new(j, "ran", json_null());
         json_object_set_new(j, "ran_unknown", json_string(why));
@@ -151,16 +178,17 @@ static void check_ran(const audit_record *rec, const smp_links *lk, json_t *j,
         return;
     }
     json_t *x = load_pair(ls.l_max, ls.bound);
-    json_object_set_new(x, "source", json_string("in-job result (PMIx)"));
+    json_object_set_new(x, "source", json_string(source));
     json_object_set_new(j, "ran", x);
     if (!same_load(r->link_l_max, ls.l_max) || !same_load(r->link_bound, ls.bound))
         audit_problem(res, AUDIT_ST_INCONSISTENT,
                       "topology: busiest link %.6g (bound %.6g) planned, %.6g (bound %.6g) where "
-                      "the ranks ran (in-job result)", r->link_l_max, r->link_bound, ls.l_max,
-                      ls.bound);
+                      "the ranks ran (%s)", r->link_l_max, r->link_bound, ls.l_max, ls.bound,
+                      source);
 }
 
-void audit_check_busiest(const audit_record *rec, json_t *topology, audit_result *res)
+void audit_check_busiest(const audit_record *rec, const char *launched, json_t *topology,
+                         audit_result *res)
 {
     const smr_record *r = &rec->r;
     if (r->link_l_max < 0 || r->levels.nlevels <= 0)
@@ -190,6 +218,6 @@ void audit_check_busiest(const audit_record *rec, json_t *topology, audit_result
                       "topology: busiest link %.6g (bound %.6g) in the record, %.6g (bound "
                       "%.6g) from its placement", r->link_l_max, r->link_bound, ls.l_max,
                       ls.bound);
-    check_ran(rec, &lk, j, res);
+    check_ran(rec, launched, &lk, j, res);
     smp_links_free(&lk);
 }

@@ -592,13 +592,19 @@ cp "$LEV/stencilmap-u1/23.0.verify.json" "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.verify.json" 'n = d["rank_nodes"]; n[0], n[31] = n[31], n[0]'
 run 1 busiest-ran-elsewhere 23.0 --record-dir "$work/lv" --no-slurm
 has busiest-ran-elsewhere "busiest link 10 (bound 10) where the ranks ran (in-job result (PMIx))"
-has busiest-ran-elsewhere "topology: busiest link 6 (bound 6) planned, 10 (bound 10) where the ranks ran (in-job result)"
+has busiest-ran-elsewhere "topology: busiest link 6 (bound 6) planned, 10 (bound 10) where the ranks ran (in-job result (PMIx))"
 run 1 busiest-ran-elsewhere-json 23.0 --record-dir "$work/lv" --no-slurm --json
 py busiest-ran-elsewhere-json 'd["steps"][0]["topology"]["busiest_link"]["ran"] == {"l_max": 10, "bound": 10, "source": "in-job result (PMIx)"} and d["steps"][0]["topology"]["busiest_link"]["rescored"] == {"l_max": 6, "bound": 6}'
-# no in-job result: re-scored from the planned placement only, said so
+# no in-job result: from --launched FILE (the same swap: 10), else
+# re-scored from the planned placement only, said so
 rm "$work/lv/stencilmap-u1/23.0.verify.json"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["placement"]; p[0], p[31] = p[31], p[0]; print("\n".join(p))' \
+    "$LEV/stencilmap-u1/23.0.json" >"$work/launched-swapped.txt"
+run 1 busiest-launched 23.0 --record-dir "$work/lv" --no-slurm --launched "$work/launched-swapped.txt"
+has busiest-launched "busiest link 10 (bound 10) where the ranks ran (--launched FILE)"
+has busiest-launched "topology: busiest link 6 (bound 6) planned, 10 (bound 10) where the ranks ran (--launched FILE)"
 run 0 busiest-ran-unknown 23.0 --record-dir "$work/lv" --no-slurm
-has busiest-ran-unknown "busiest link where the ranks ran: not known (no in-job result with rank_nodes), so re-scored from the planned placement only"
+has busiest-ran-unknown "busiest link where the ranks ran: not known (no in-job result with rank_nodes and no --launched FILE), so re-scored from the planned placement only"
 cp "$LEV/stencilmap-u1/23.0.verify.json" "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["l_max"] = 7.5'
 run 1 busiest-differs 23.0 --record-dir "$work/lv" --no-slurm

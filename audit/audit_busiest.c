@@ -4,9 +4,8 @@
  * record's levels with the routing and uplink counts the plugin used, as
  * J is re-scored (audit_check.c); and, where the in-job result (else a
  * --launched FILE) says on which node each rank ran, those of the
- * placement that really ran, so
- * that a launch that put ranks elsewhere shows what it cost the busiest
- * link.  A record without "busiest_link" (older ones, steps without
+ * placement that really ran, so that a launch that put ranks elsewhere
+ * shows what it cost the busiest link.  A record without "busiest_link" (older ones, steps without
  * levels) gets nothing here; one whose uplink counts varied within a level
  * without each group's count ("per_group", older records) keeps only their
  * range, so it is shown but not re-scored. */

@@ -605,6 +605,8 @@ has busiest-launched "busiest link 10 (bound 10) where the ranks ran (--launched
 has busiest-launched "topology: busiest link 6 (bound 6) planned, 10 (bound 10) where the ranks ran (--launched FILE)"
 run 0 busiest-ran-unknown 23.0 --record-dir "$work/lv" --no-slurm
 has busiest-ran-unknown "busiest link where the ranks ran: not known (no in-job result with rank_nodes and no --launched FILE), so re-scored from the planned placement only"
+run 0 busiest-ran-unknown-json 23.0 --record-dir "$work/lv" --no-slurm --json
+py busiest-ran-unknown-json 'd["steps"][0]["topology"]["busiest_link"]["ran"] is None and "no in-job result" in d["steps"][0]["topology"]["busiest_link"]["ran_unknown"] and d["steps"][0]["topology"]["busiest_link"]["rescored"] == {"l_max": 6, "bound": 6}'
 cp "$LEV/stencilmap-u1/23.0.verify.json" "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["l_max"] = 7.5'
 run 1 busiest-differs 23.0 --record-dir "$work/lv" --no-slurm

@@ -348,7 +348,7 @@ static void check_record(const audit_record *rec, const audit_options *opt, audi
         set_placed(res->j, rec);
         if (check_shape(rec, res)) {
             check_figures(rec, res);
-            audit_check_levels(rec, res);
+            audit_check_levels(rec, opt->launched, res);
         }
     }
 }

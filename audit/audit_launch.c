@@ -86,9 +86,8 @@ static json_t *slurm_check(const audit_record *rec, const audit_slurm *sl, audit
     return c;
 }
 
-/* --launched FILE: line r = node of rank r, or "r: node" lines in any
- * order as `srun --label hostname` prints them */
-static int read_launched(const char *path, char ***out, int64_t *count, char *msg, size_t mn)
+/* --launched FILE (audit_internal.h) */
+int audit_read_launched(const char *path, char ***out, int64_t *count, char *msg, size_t mn)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -163,7 +162,7 @@ static int read_launched(const char *path, char ***out, int64_t *count, char *ms
     return 0;
 }
 
-static void free_names(char **v, int64_t n)
+void audit_free_names(char **v, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
         free(v[i]);
@@ -176,14 +175,14 @@ static void check_launched_file(const audit_record *rec, const char *path, audit
 {
     char **obs = NULL, msg[800];
     int64_t n = 0;
-    if (read_launched(path, &obs, &n, msg, sizeof(msg))) {
+    if (audit_read_launched(path, &obs, &n, msg, sizeof(msg))) {
         audit_problem(res, AUDIT_ST_UNREADABLE, "%s", msg);
         return;
     }
     char src[700];
     snprintf(src, sizeof(src), "--launched %.600s", path);
     json_array_append_new(checks, audit_rank_check(rec, obs, n, src, res));
-    free_names(obs, n);
+    audit_free_names(obs, n);
 }
 
 /* Slurm's node list; what it could not say matters only when no source

@@ -42,7 +42,7 @@ static json_t *level_json(const smr_record *r, int l, const smp_score *sc, const
     return j;
 }
 
-void audit_check_levels(const audit_record *rec, audit_result *res)
+void audit_check_levels(const audit_record *rec, const char *launched, audit_result *res)
 {
     const smr_record *r = &rec->r;
     if (r->topology_warnings) /* what the reader repaired, with or without levels */
@@ -76,7 +76,7 @@ void audit_check_levels(const audit_record *rec, audit_result *res)
     smp_placement_free(&bl);
     for (int l = 0; l < r->levels.nlevels; l++)
         json_array_append_new(levels, level_json(r, l, &sc[l], &bs[l], res));
-    audit_check_busiest(rec, json_object_get(res->j, "topology"), res);
+    audit_check_busiest(rec, launched, json_object_get(res->j, "topology"), res);
 }
 
 void audit_check_levels_verified(const audit_record *rec, json_t *vj, audit_result *res)

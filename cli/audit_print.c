@@ -149,24 +149,32 @@ static void print_links(FILE *out, json_t *level)
     fprintf(out, s1 == s2 ? ", LinkSpeed %lld" : ", LinkSpeed %lld-%lld", s1, s2);
 }
 
-/* the busiest link as planned and re-scored from the recorded placement
- * with the recorded routing and uplinks (absent in older records) */
+/* the busiest link as planned, re-scored from the recorded placement
+ * with the recorded routing and uplinks, and from where the ranks ran
+ * when the in-job result says (absent in older records) */
 static void print_busiest(FILE *out, json_t *t)
 {
     json_t *b = json_object_get(t, "busiest_link"), *p = json_object_get(b, "planned"),
-           *rs = json_object_get(b, "rescored");
+           *rs = json_object_get(b, "rescored"), *ran = json_object_get(b, "ran");
     if (!json_is_object(p))
         return;
     fprintf(out, LABEL "busiest link %.6g (bound %.6g), %s routing", "",
             json_number_value(json_object_get(p, "l_max")),
             json_number_value(json_object_get(p, "bound")), str(b, "routing"));
-    if (json_is_object(rs))
-        fprintf(out, "; re-scored %.6g (bound %.6g)",
-                json_number_value(json_object_get(rs, "l_max")),
-                json_number_value(json_object_get(rs, "bound")));
-    else
-        fputs("; not re-scored (uplink counts varied within a level)", out);
-    fputc('\n', out);
+    if (!json_is_object(rs)) {
+        fputs("; not re-scored (uplink counts varied within a level)\n", out);
+        return;
+    }
+    fprintf(out, "; re-scored %.6g (bound %.6g) from the planned placement\n",
+            json_number_value(json_object_get(rs, "l_max")),
+            json_number_value(json_object_get(rs, "bound")));
+    if (json_is_object(ran))
+        fprintf(out, LABEL "busiest link %.6g (bound %.6g) where the ranks ran (%s)\n", "",
+                json_number_value(json_object_get(ran, "l_max")),
+                json_number_value(json_object_get(ran, "bound")), str(ran, "source"));
+    else if (json_is_string(json_object_get(b, "ran_unknown")))
+        fprintf(out, LABEL "busiest link where the ranks ran: not known (%s), so re-scored from "
+                "the planned placement only\n", "", str(b, "ran_unknown"));
 }
 
 /* the network levels the step was planned on (absent: none) */

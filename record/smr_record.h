@@ -102,6 +102,11 @@ typedef struct {
     double link_l_max, link_bound;
     char link_routing[16];   /* "static", "adaptive" */
     int link_uplinks_min[SMP_MAX_LEVELS], link_uplinks_max[SMP_MAX_LEVELS];
+    /* each group's uplink count in the level's group order, where the
+     * counts differ ("per_group" of the level's "uplinks" entry); NULL
+     * where they are equal (then min) or in older records.  Written:
+     * borrowed; read: owned */
+    int32_t *link_uplinks_per_group[SMP_MAX_LEVELS];
 } smr_record;
 
 /* A record ready to be filled: nothing placed, ids and figures -1. */

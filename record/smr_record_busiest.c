@@ -9,8 +9,12 @@
  *                    "uplinks": [{"min": 2, "max": 2}, ...]}   one per level
  *
  * The uplink counts are those the plan used per group (the site's
- * uplinks= or the topology's parents), as ranges over the level's groups. */
+ * uplinks= or the topology's parents), as ranges over the level's groups;
+ * where a level's groups have unequal counts, its entry also lists them,
+ * one per group in the level's group order ("per_group": [1, 2, 2]; an
+ * optional field, format 1 unchanged), so that the audit can re-score. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "smr_read_util.h"
 #include "smr_record.h"
@@ -21,9 +25,18 @@ json_t *smr_busiest_json(const smr_record *rec)
     if (rec->link_l_max < 0)
         return NULL;
     json_t *up = json_array();
-    for (int l = 0; l < rec->levels.nlevels; l++)
-        json_array_append_new(up, json_pack("{s:i,s:i}", "min", rec->link_uplinks_min[l], "max",
-                                            rec->link_uplinks_max[l]));
+    for (int l = 0; l < rec->levels.nlevels; l++) {
+        json_t *e = json_pack("{s:i,s:i}", "min", rec->link_uplinks_min[l], "max",
+                              rec->link_uplinks_max[l]);
+        const int32_t *pg = rec->link_uplinks_per_group[l];
+        if (pg && rec->link_uplinks_min[l] != rec->link_uplinks_max[l]) {
+            json_t *a = json_array();
+            for (int g = 0; g < rec->levels.ngroups[l]; g++)
+                json_array_append_new(a, json_integer(pg[g]));
+            json_object_set_new(e, "per_group", a);
+        }
+        json_array_append_new(up, e);
+    }
     return json_pack("{s:f,s:f,s:s,s:o}", "l_max", rec->link_l_max, "bound", rec->link_bound,
                      "routing", rec->link_routing, "uplinks", up);
 }
@@ -37,7 +50,37 @@ static int get_load(json_t *o, const char *key, double *v, char *err, size_t n)
     return 0;
 }
 
-/* "uplinks": one {"min", "max"} per level, 1 <= min <= max */
+/* "per_group" of level l's uplinks entry x, where present: one count
+ * >= 1 per group of the level */
+static int parse_per_group(json_t *x, const char *where, int l, smr_record *rec, char *err,
+                           size_t n)
+{
+    json_t *a = json_object_get(x, "per_group");
+    if (!a || json_is_null(a))
+        return 0;
+    int ng = rec->levels.ngroups[l];
+    if (!json_is_array(a) || (int)json_array_size(a) != ng)
+        return smr_bad(err, n, "%s.per_group: must be a list with one uplink count per group "
+                       "of level %d (%d)", where, l, ng);
+    int32_t *v = malloc(sizeof(int32_t) * (size_t)(ng > 0 ? ng : 1));
+    if (!v)
+        return smr_bad(err, n, "%s.per_group: out of memory", where);
+    for (int g = 0; g < ng; g++) {
+        json_t *c = json_array_get(a, (size_t)g);
+        if (!json_is_integer(c) || json_integer_value(c) < 1 ||
+            json_integer_value(c) > INT32_MAX) {
+            free(v);
+            return smr_bad(err, n, "%s.per_group[%d]: must be an uplink count >= 1", where, g);
+        }
+        v[g] = (int32_t)json_integer_value(c);
+    }
+    free(rec->link_uplinks_per_group[l]);
+    rec->link_uplinks_per_group[l] = v;
+    return 0;
+}
+
+/* "uplinks": one {"min", "max"} per level, 1 <= min <= max, and the
+ * optional "per_group" */
 static int parse_uplinks(json_t *o, smr_record *rec, char *err, size_t n)
 {
     json_t *up = json_object_get(o, "uplinks");
@@ -59,6 +102,8 @@ static int parse_uplinks(json_t *o, smr_record *rec, char *err, size_t n)
                            (long long)lo, (long long)hi);
         rec->link_uplinks_min[l] = (int)lo;
         rec->link_uplinks_max[l] = (int)hi;
+        if (parse_per_group(x, where, l, rec, err, n))
+            return -1;
     }
     return 0;
 }

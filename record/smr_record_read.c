@@ -238,6 +238,8 @@ void smr_record_free(smr_record *rec)
     free(rec->strays);
     free(rec->sockets);
     smp_levels_free(&rec->levels);
+    for (int l = 0; l < SMP_MAX_LEVELS; l++)
+        free(rec->link_uplinks_per_group[l]);
     free(rec->topology_warnings);
     smr_record_init(rec);
 }

@@ -579,7 +579,35 @@ edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"] = {"l_max
 run 0 busiest 23.0 --record-dir "$work/lv" --no-slurm
 has busiest "busiest link 6 (bound 6), static routing; re-scored 6 (bound 6)"
 run 0 busiest-json 23.0 --record-dir "$work/lv" --no-slurm --json
-py busiest-json 'd["steps"][0]["topology"]["busiest_link"] == {"planned": {"l_max": 6, "bound": 6}, "routing": "static", "rescored": {"l_max": 6, "bound": 6}}'
+py busiest-json 'd["steps"][0]["topology"]["busiest_link"] == {"planned": {"l_max": 6, "bound": 6}, "routing": "static", "rescored": {"l_max": 6, "bound": 6}, "ran": {"l_max": 6, "bound": 6, "source": "in-job result (PMIx)"}}'
+# where the ranks ran (the in-job result's rank_nodes) re-scored: as
+# planned, the same busiest link, exit 0
+has busiest "busiest link 6 (bound 6) where the ranks ran (in-job result (PMIx))"
+# ranks 0 (x0,y0, planned on node1) and 31 (x7,y3, on node4) swapped at
+# launch.  By hand: node1 loses rank 0, whose 2 edges to ranks 1 and 4 now
+# leave it, and gains rank 31, whose 2 edges to ranks 27 and 30 (node4)
+# leave it: 6 + 2 + 2 = 10 out (and in), node4 alike; between the leaves
+# 4 + 2 + 2 = 8 over one uplink.  L_max 10, bound 10 (a node's one link)
+cp "$LEV/stencilmap-u1/23.0.verify.json" "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.verify.json" 'n = d["rank_nodes"]; n[0], n[31] = n[31], n[0]'
+run 1 busiest-ran-elsewhere 23.0 --record-dir "$work/lv" --no-slurm
+has busiest-ran-elsewhere "busiest link 10 (bound 10) where the ranks ran (in-job result (PMIx))"
+has busiest-ran-elsewhere "topology: busiest link 6 (bound 6) planned, 10 (bound 10) where the ranks ran (in-job result (PMIx))"
+run 1 busiest-ran-elsewhere-json 23.0 --record-dir "$work/lv" --no-slurm --json
+py busiest-ran-elsewhere-json 'd["steps"][0]["topology"]["busiest_link"]["ran"] == {"l_max": 10, "bound": 10, "source": "in-job result (PMIx)"} and d["steps"][0]["topology"]["busiest_link"]["rescored"] == {"l_max": 6, "bound": 6}'
+# no in-job result: from --launched FILE (the same swap: 10), else
+# re-scored from the planned placement only, said so
+rm "$work/lv/stencilmap-u1/23.0.verify.json"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["placement"]; p[0], p[31] = p[31], p[0]; print("\n".join(p))' \
+    "$LEV/stencilmap-u1/23.0.json" >"$work/launched-swapped.txt"
+run 1 busiest-launched 23.0 --record-dir "$work/lv" --no-slurm --launched "$work/launched-swapped.txt"
+has busiest-launched "busiest link 10 (bound 10) where the ranks ran (--launched FILE)"
+has busiest-launched "topology: busiest link 6 (bound 6) planned, 10 (bound 10) where the ranks ran (--launched FILE)"
+run 0 busiest-ran-unknown 23.0 --record-dir "$work/lv" --no-slurm
+has busiest-ran-unknown "busiest link where the ranks ran: not known (no in-job result with rank_nodes and no --launched FILE), so re-scored from the planned placement only"
+run 0 busiest-ran-unknown-json 23.0 --record-dir "$work/lv" --no-slurm --json
+py busiest-ran-unknown-json 'd["steps"][0]["topology"]["busiest_link"]["ran"] is None and "no in-job result" in d["steps"][0]["topology"]["busiest_link"]["ran_unknown"] and d["steps"][0]["topology"]["busiest_link"]["rescored"] == {"l_max": 6, "bound": 6}'
+cp "$LEV/stencilmap-u1/23.0.verify.json" "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["l_max"] = 7.5'
 run 1 busiest-differs 23.0 --record-dir "$work/lv" --no-slurm
 has busiest-differs "topology: busiest link 7.5 (bound 6) in the record, 6 (bound 6) from its placement"
@@ -589,6 +617,48 @@ has busiest-varied "busiest link 6 (bound 6), adaptive routing; not re-scored (u
 edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["routing"] = "ecmp"'
 run 4 busiest-bad 23.0 --record-dir "$work/lv" --no-slurm
 has busiest-bad "topology.busiest_link.routing: must be 'static' or 'adaptive'"
+# a level whose groups have unequal uplink counts (per_group), re-scored.
+# The leaves regrouped: node1+node2 (the rows y0-y1), node3 (x0-x3, y2-y3)
+# and node4 (x4-x7, y2-y3).  By hand: group 0 sends 8 edges out (and takes
+# 8 in), node3 4 to node1 and 2 to node4, node4 4 to node2 and 2 to node3;
+# J between groups 8 + 6 + 6 = 20, J_max 8; the blocked layout (x0-x1 on
+# node1, ..., x6-x7 on node4) 4, 8, 4: 16, 8.  Every node link carries 6.
+# Static routing, positions leaf by leaf node1 0, node2 1, node3 2, node4 3:
+#  per_group [2, 1, 1]: group 0's 8 split by the destination's position
+#    mod 2 (node3 even: 4, node4 odd: 4), the others 6 over one link:
+#    L_max 6, bound max(6, 8/2, 6, 6) = 6 (min's 1 everywhere: 8);
+#  per_group [1, 2, 2]: group 0's one uplink 8, node3's 4 + 2 and
+#    node4's 4 + 2 split: L_max 8, bound 8 (max's 2 everywhere: 6).
+regroup='t = d["topology"]; lv = t["levels"][0]; lv["groups"] = ["rows", "left", "right"]; lv["node_groups"] = [0, 0, 1, 2]; lv["j_sum"], lv["j_max"], lv["blocked_j_sum"], lv["blocked_j_max"] = 20, 8, 16, 8'
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.verify.json" 'd["levels"] = [{"planned": {"j_sum": 20, "j_max": 8}, "observed": {"j_sum": 20, "j_max": 8}}]'
+edit "$work/lv/stencilmap-u1/23.0.json" "$regroup"'; t["busiest_link"] = {"l_max": 6, "bound": 6, "routing": "static", "uplinks": [{"min": 1, "max": 2, "per_group": [2, 1, 1]}]}'
+run 0 uplinks-per-group 23.0 --record-dir "$work/lv" --no-slurm
+has uplinks-per-group "busiest link 6 (bound 6), static routing; re-scored 6 (bound 6) from the planned placement"
+run 0 uplinks-per-group-json 23.0 --record-dir "$work/lv" --no-slurm --json
+py uplinks-per-group-json 'd["steps"][0]["topology"]["busiest_link"]["rescored"] == {"l_max": 6, "bound": 6}'
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"] = {"l_max": 8, "bound": 8, "routing": "static", "uplinks": [{"min": 1, "max": 2, "per_group": [1, 2, 2]}]}'
+run 0 uplinks-per-group-2 23.0 --record-dir "$work/lv" --no-slurm
+has uplinks-per-group-2 "busiest link 8 (bound 8), static routing; re-scored 8 (bound 8) from the planned placement"
+# a record that says 6 for [1, 2, 2] (what 2 uplinks everywhere give) is
+# caught; and per_group outside the min and max it is given with
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["l_max"] = 6; d["topology"]["busiest_link"]["bound"] = 6'
+run 1 uplinks-per-group-differs 23.0 --record-dir "$work/lv" --no-slurm
+has uplinks-per-group-differs "topology: busiest link 6 (bound 6) in the record, 8 (bound 8) from its placement"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"] = {"l_max": 8, "bound": 8, "routing": "static", "uplinks": [{"min": 1, "max": 3, "per_group": [1, 2, 2]}]}'
+run 1 uplinks-per-group-range 23.0 --record-dir "$work/lv" --no-slurm
+has uplinks-per-group-range "topology: busiest_link.uplinks[0]: per_group ranges 1-2, min and max say 1-3"
+# malformed per_group: refused by name (exit 4)
+for bad in 'wrong-length:[1, 2]:per_group: must be a list with one uplink count per group of level 0 (3)' \
+    'zero:[1, 0, 2]:per_group[1]: must be an uplink count >= 1' \
+    'negative:[1, 2, -2]:per_group[2]: must be an uplink count >= 1' \
+    'not-a-list:"1,2,2":per_group: must be a list with one uplink count per group'; do
+    bad_case=uplinks-per-group-${bad%%:*} bad_rest=${bad#*:} # run() sets name and want
+    bad_value=${bad_rest%%:*} bad_says=${bad_rest#*:}
+    edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["uplinks"][0]["per_group"] = '"$bad_value"
+    run 4 "$bad_case" 23.0 --record-dir "$work/lv" --no-slurm
+    has "$bad_case" "topology.busiest_link.uplinks[0].$bad_says"
+done
 # the record without its topology reads as a step planned without levels
 cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
 edit "$work/lv/stencilmap-u1/23.0.json" 'del d["topology"]'

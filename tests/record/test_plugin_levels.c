@@ -543,6 +543,25 @@ static void test_repairs_recorded(void **state)
     assert_int_equal(rec.links[0].uplinks_max, 2);
     assert_int_equal(rec.links[0].speed_min, 100);
     assert_int_equal(rec.links[0].speed_max, 100);
+    /* the busiest link's uplinks: unequal (1 and 2), so each group's
+     * count is recorded, in the level's group order, as the plan used it */
+    assert_true(rec.link_l_max >= 0);
+    assert_int_equal(rec.link_uplinks_min[0], 1);
+    assert_int_equal(rec.link_uplinks_max[0], 2);
+    assert_non_null(st.links.uplinks[0]);
+    assert_non_null(rec.link_uplinks_per_group[0]);
+    assert_memory_equal(rec.link_uplinks_per_group[0], st.links.uplinks[0],
+                        sizeof(int32_t) * (size_t)rec.levels.ngroups[0]);
+    /* ... and re-scoring the recorded placement with them, as the audit
+     * does, gives the recorded L_max */
+    smp_links lk = {.uplinks = {rec.link_uplinks_per_group[0]}};
+    assert_true(smp_routing_from_name(rec.link_routing, &lk.routing));
+    smp_link_score ls;
+    smp_error err;
+    smp_error_clear(&err);
+    assert_int_equal(smp_link_score_compute(&rec.grid, &rec.stencil, rec.node_of_rank,
+                                            rec.nodes.count, &rec.levels, &lk, &ls, &err), 0);
+    assert_true(ls.l_max == rec.link_l_max && ls.bound == rec.link_bound);
     smr_record_free(&rec);
     sm_step_release(&st);
 }

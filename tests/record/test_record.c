@@ -205,8 +205,16 @@ static void same_placed(const smr_record *a, const smr_record *b)
     if (a->link_l_max >= 0) {
         assert_string_equal(a->link_routing, b->link_routing);
         for (int l = 0; l < a->levels.nlevels; l++)
+        {
             assert_true(a->link_uplinks_min[l] == b->link_uplinks_min[l] &&
                         a->link_uplinks_max[l] == b->link_uplinks_max[l]);
+            /* each group's count where they differ, else none */
+            const int32_t *pa = a->link_uplinks_per_group[l], *pb = b->link_uplinks_per_group[l];
+            if (pa && a->link_uplinks_min[l] != a->link_uplinks_max[l])
+                assert_memory_equal(pa, pb, sizeof(int32_t) * (size_t)a->levels.ngroups[l]);
+            else
+                assert_null(pb);
+        }
     }
     assert_int_equal(a->bound, b->bound);
     if (!a->bound)
@@ -282,20 +290,25 @@ static void test_placed_levels(void **state)
 }
 
 /* the busiest link as planned (L_max, bound, routing, uplinks) comes
- * back as written; a record without it reads as -1 (test_placed_levels) */
+ * back as written; a record without it reads as -1 (test_placed_levels).
+ * Each group's uplink count is written where they differ (k 1) and not
+ * where they are equal (k 0, given all the same, or k 2, given none) */
 static void test_placed_busiest(void **state)
 {
     (void)state;
-    static const char *const routing[2] = {"static", "adaptive"};
-    for (int k = 0; k < 2; k++) {
+    static const char *const routing[3] = {"static", "adaptive", "static"};
+    int32_t equal[2] = {2, 2}, unequal[2] = {3, 2};
+    int32_t *per_group[3] = {equal, unequal, NULL};
+    for (int k = 0; k < 3; k++) {
         smr_record a;
-        placed(&a, k, false);
+        placed(&a, k == 1, false);
         with_levels(&a);
         a.link_l_max = 48.5 + k;
         a.link_bound = 40.25;
         snprintf(a.link_routing, sizeof(a.link_routing), "%s", routing[k]);
         a.link_uplinks_min[0] = 2;
-        a.link_uplinks_max[0] = 2 + k;
+        a.link_uplinks_max[0] = k == 1 ? 3 : 2;
+        a.link_uplinks_per_group[0] = per_group[k];
         round_trip(&a);
         free_written(&a);
     }
@@ -339,6 +352,22 @@ static void test_levels_malformed(void **state)
         {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
          "\"uplinks\": [{\"min\": 2, \"max\": 1}]}}",
          "topology.busiest_link.uplinks[0]: must have 1 <= min <= max, not 2, 1"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
+         "\"uplinks\": [{\"min\": 1, \"max\": 2, \"per_group\": [1]}]}}",
+         "topology.busiest_link.uplinks[0].per_group: must be a list with one uplink count per "
+         "group of level 0 (2)"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
+         "\"uplinks\": [{\"min\": 1, \"max\": 2, \"per_group\": 2}]}}",
+         "topology.busiest_link.uplinks[0].per_group: must be a list"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
+         "\"uplinks\": [{\"min\": 1, \"max\": 2, \"per_group\": [2, 0]}]}}",
+         "topology.busiest_link.uplinks[0].per_group[1]: must be an uplink count >= 1"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
+         "\"uplinks\": [{\"min\": 1, \"max\": 2, \"per_group\": [-1, 2]}]}}",
+         "topology.busiest_link.uplinks[0].per_group[0]: must be an uplink count >= 1"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
+         "\"uplinks\": [{\"min\": 1, \"max\": 2, \"per_group\": [1.5, 2]}]}}",
+         "topology.busiest_link.uplinks[0].per_group[0]: must be an uplink count >= 1"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char path[4400], err[512];

@@ -14,7 +14,9 @@
 #                  (default: a new directory under /var/tmp; kept)
 #   PKG_SMOKE=1    also place a step with the installed plugin on a
 #                  minicluster (MINICLUSTER_DIR, default
-#                  /var/lib/stencilmap-package-mc; MINICLUSTER_PORT_BASE)
+#                  /var/lib/stencilmap-package-mc; MINICLUSTER_PORT_BASE),
+#                  and reorder a grid over its nodes with the installed
+#                  preload library under mpirun
 #   PKG_PURGE=1    remove the packages again at the end (default: leave them
 #                  installed)
 #   PKG_NOCHECK=1  build with DEB_BUILD_OPTIONS=nocheck: no make check in
@@ -230,6 +232,20 @@ if [ "${PKG_SMOKE:-0}" = 1 ]; then
             python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=json.load(open(sys.argv[2])); sys.exit(not (d["steps"][0]["status"] == "ok" and r["stencilmap_version"] == sys.argv[3] and r["format"] == 1))' \
                 "$work/audit.json" "$rec" "$version" && r=OK || r=FAIL
         check $r "its audit record carries version $version and format 1, and audit reads it" "$rec"
+        # the packaged preload library over the 4 nodes: launched round-robin
+        # (--map-by node), every grid neighbour of MPI's order is on another
+        # node; reorder=1 through the library plans the grid onto the nodes
+        out=$work/mc-reorder.out
+        timeout 180 "$mc" run salloc -Q -N4 -n16 --time=5 mpirun --bind-to none --map-by node -np 16 \
+            -x LD_PRELOAD="$reorder_dir/libstencilmap-reorder.so" -x STENCIL_MAP_VERBOSE=1 \
+            -x LD_LIBRARY_PATH="$pin" "$mpi_dir/cart_ompi" cart1 4,4 0,0 "$work/mc-hosts" >"$out" 2>&1
+        line=$(grep '^stencil-map: MPI_Cart_create' "$out" | head -n 1)
+        planned=$(echo "$line" | sed -n 's/.*reordered, planned J_sum \([0-9]*\) .* identity J_sum \([0-9]*\) .*/\1 \2/p')
+        seen=$(sed -n 's/^observed J_sum \([0-9]*\) .*/\1/p' "$out")
+        [ "$(grep -c '^ok ' "$out")" -eq 3 ] && ! grep -q '^FAIL' "$out" && [ -n "$planned" ] &&
+            [ "${planned%% *}" = "$seen" ] && [ "${planned%% *}" -lt "${planned#* }" ] && r=OK || r=FAIL
+        check $r "the packaged libstencilmap-reorder.so under mpirun on 4 nodes reorders: $line; observed J_sum $seen" \
+            "$(tail -n 5 "$out" | tr '\n' ' ')"
     fi
     "$mc" down >"$work/mc-down.log" 2>&1 && r=OK || r=FAIL
     check $r "the minicluster went down" "$(tail -n 3 "$work/mc-down.log")"

@@ -61,7 +61,8 @@ check $r "rpmbuild -ta ${nocheck:+$nocheck }in $(($(date +%s) - start))s" \
 [ $rc -eq 0 ] || finish
 
 dir=$work/rpmbuild/RPMS/$(uname -m)
-for p in stencilmap stencilmap-libs stencilmap-devel; do
+for p in stencilmap stencilmap-libs stencilmap-devel stencilmap-openmpi stencilmap-openmpi-devel \
+    stencilmap-mpich stencilmap-mpich-devel; do
     f=$dir/$p-$version-1.slurm$major.$(uname -m).rpm
     [ -f "$f" ] && r=OK || r=FAIL
     check $r "built $(basename "$f") ($(stat -c %s "$f" 2>/dev/null || echo 0) bytes)"
@@ -85,4 +86,41 @@ check $r "stencilmap-libs holds libstencilmap.so.0"
 rpm -qlp "$dir/stencilmap-devel-$version-1.slurm$major.$(uname -m).rpm" 2>/dev/null |
     grep -q -x /usr/include/stencilmap.h && r=OK || r=FAIL
 check $r "stencilmap-devel holds stencilmap.h"
+
+# ---- the MPI subpackages ----------------------------------------------------------
+rpmfile() { echo "$dir/$1-$version-1.slurm$major.$(uname -m).rpm"; }
+for p in stencilmap stencilmap-libs stencilmap-devel; do
+    req=$(rpm -qp --requires "$(rpmfile $p)" 2>/dev/null | grep -E 'openmpi|mpich|libmpi' | tr '\n' ' ')
+    [ -z "$req" ] && r=OK || r=FAIL
+    check $r "$p requires no MPI" "$req"
+done
+arch=$(uname -m)
+for mpi in openmpi mpich; do
+    lib=/usr/lib64/$mpi/lib
+    man=/usr/share/man/$mpi-$arch/man3
+    files=$(rpm -qlp "$(rpmfile stencilmap-$mpi)" 2>/dev/null)
+    for f in $lib/libstencilmap-mpix.so.0 $lib/libstencilmap-reorder.so "$man/libstencilmap-reorder.3(.gz)?"; do
+        echo "$files" | grep -q -x -E "$f" && r=OK || r=FAIL
+        check $r "stencilmap-$mpi holds ${f%'(.gz)?'}"
+    done
+    echo "$files" | grep -E -v "^($lib/|$man/|/usr/share/(doc|licenses)/|/usr/lib/\.build-id(/|$))" |
+        grep -q . && r=FAIL || r=OK
+    check $r "stencilmap-$mpi holds nothing outside $mpi's directories (but its licence and rpm's build-id links)" "$(echo $files)"
+    files=$(rpm -qlp "$(rpmfile stencilmap-$mpi-devel)" 2>/dev/null)
+    for f in /usr/include/$mpi-$arch/stencilmap_mpix.h $lib/libstencilmap-mpix.so \
+        "$man/MPIX_Cart_stencil_comm.3(.gz)?" "$man/MPIX_Dims_weighted_create.3(.gz)?"; do
+        echo "$files" | grep -q -x -E "$f" && r=OK || r=FAIL
+        check $r "stencilmap-$mpi-devel holds ${f%'(.gz)?'}"
+    done
+    req=$(rpm -qp --requires "$(rpmfile stencilmap-$mpi)" 2>/dev/null)
+    echo "$req" | grep -q -x "$mpi" && r=OK || r=FAIL
+    check $r "stencilmap-$mpi requires $mpi (the guidelines' runtime requirement)"
+done
+# each MPI's libraries link that MPI's library (rpm's automatic requires)
+req=$(rpm -qp --requires "$(rpmfile stencilmap-openmpi)" 2>/dev/null)
+echo "$req" | grep -q '^libmpi\.so\.' && ! echo "$req" | grep -q '^libmpich' && r=OK || r=FAIL
+check $r "stencilmap-openmpi's libraries need Open MPI's libmpi, not MPICH's" "$(echo $req)"
+req=$(rpm -qp --requires "$(rpmfile stencilmap-mpich)" 2>/dev/null)
+echo "$req" | grep -q '^libmpich\.so\.' && ! echo "$req" | grep -q '^libmpi\.so\.' && r=OK || r=FAIL
+check $r "stencilmap-mpich's libraries need MPICH's libmpich, not Open MPI's libmpi" "$(echo $req)"
 finish

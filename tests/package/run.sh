@@ -3,8 +3,10 @@
 # The Debian packages, built and installed as a site would: dpkg-buildpackage
 # -us -uc -b on a copy of the tree (its make check included), lintian
 # without errors, dpkg -i of the result, then the installed files, the
-# exact Slurm dependency, the exported symbols of the installed plugin and
-# the installed commands checked.  Ends with "N passed, M failed".
+# exact Slurm dependency, no MPI dependency outside the MPI packages, the
+# exported symbols of the installed plugin, the installed commands, and
+# the in-application libraries under mpirun and mpiexec (mpi.sh) checked.
+# Ends with "N passed, M failed".
 #
 # Needs root (dpkg -i) and debhelper, lintian (contrib/install-deps.sh).
 # Environment:
@@ -12,7 +14,9 @@
 #                  (default: a new directory under /var/tmp; kept)
 #   PKG_SMOKE=1    also place a step with the installed plugin on a
 #                  minicluster (MINICLUSTER_DIR, default
-#                  /var/lib/stencilmap-package-mc; MINICLUSTER_PORT_BASE)
+#                  /var/lib/stencilmap-package-mc; MINICLUSTER_PORT_BASE),
+#                  and reorder a grid over its nodes with the installed
+#                  preload library under mpirun
 #   PKG_PURGE=1    remove the packages again at the end (default: leave them
 #                  installed)
 #   PKG_NOCHECK=1  build with DEB_BUILD_OPTIONS=nocheck: no make check in
@@ -69,13 +73,32 @@ secs=$(($(date +%s) - start))
 check $r "dpkg-buildpackage -us -uc -b ($what) in ${secs}s" \
     "exit $rc, see $work/build.log: $(tail -n 3 "$work/build.log" | tr '\n' ' ')"
 [ $rc -eq 0 ] || finish
+pkgs=(stencilmap libstencilmap0 libstencilmap-placement0 libstencilmap-dev
+    libstencilmap-mpix0 libstencilmap-mpix-dev stencilmap-reorder)
 debs=()
-for p in stencilmap libstencilmap0 libstencilmap-placement0 libstencilmap-dev; do
+for p in "${pkgs[@]}"; do
     f=$work/${p}_${debversion}_${arch}.deb
     [ -f "$f" ] && r=OK || r=FAIL
     check $r "built $(basename "$f") ($(stat -c %s "$f" 2>/dev/null || echo 0) bytes)"
     debs+=("$f")
 done
+
+# MPI only where the in-application libraries are: the plugin, the commands
+# and the PMIx library install on a node with no MPI
+mpi_re='openmpi|mpich|libmpi|mpi-default'
+for p in stencilmap libstencilmap0 libstencilmap-placement0 libstencilmap-dev; do
+    deps=$(dpkg-deb -f "$work/${p}_${debversion}_${arch}.deb" Depends 2>/dev/null)
+    echo "$deps" | grep -q -E "$mpi_re" && r=FAIL || r=OK
+    check $r "$p depends on no MPI (dpkg -I)" "$deps"
+done
+depends_on() { # PACKAGE DEPENDENCY-PREFIX: the MPI a library package was built with
+    deps=$(dpkg-deb -f "$work/${1}_${debversion}_${arch}.deb" Depends 2>/dev/null)
+    echo "$deps" | grep -q -E "(^|[ ,])$2" && r=OK || r=FAIL
+    check $r "$1 depends on $2* (the MPI it was built with)" "$deps"
+}
+depends_on libstencilmap-mpix0 libopenmpi
+depends_on stencilmap-reorder libopenmpi
+depends_on stencilmap-reorder libmpich
 
 # ---- lintian -------------------------------------------------------------------
 lintian --tag-display-limit 0 "$work/stencilmap_${debversion}_${arch}.changes" >"$work/lintian.log" 2>&1
@@ -88,8 +111,8 @@ check $r "lintian: $errors errors, $warnings warnings" "$(grep '^E:' "$work/lint
 dpkg -i "${debs[@]}" >"$work/install.log" 2>&1
 rc=$?
 [ $rc -eq 0 ] && r=OK || r=FAIL
-check $r "dpkg -i of the four packages" "$(tail -n 5 "$work/install.log")"
-for p in stencilmap libstencilmap0 libstencilmap-placement0 libstencilmap-dev; do
+check $r "dpkg -i of the ${#pkgs[@]} packages" "$(tail -n 5 "$work/install.log")"
+for p in "${pkgs[@]}"; do
     [ "$(dpkg-query -W -f='${Status} ${Version}' $p 2>/dev/null)" = "install ok installed $debversion" ] &&
         r=OK || r=FAIL
     check $r "$p $debversion is installed"
@@ -170,6 +193,9 @@ cc -o "$work/use" "$work/use.c" $(pkg-config --cflags --libs stencilmap) >"$work
     "$work/use" && r=OK || r=FAIL
 check $r "a program builds and runs against the installed libstencilmap" "$(head -n 3 "$work/use.log")"
 
+# ---- the in-application libraries ------------------------------------------------
+. "$top/tests/package/mpi.sh"
+
 # ---- a step placed by the installed plugin (PKG_SMOKE=1) ------------------------
 # On a minicluster of its own (MINICLUSTER_DIR, MINICLUSTER_PORT_BASE to
 # keep it apart from others), loaded by the name the snippet uses.
@@ -206,14 +232,28 @@ if [ "${PKG_SMOKE:-0}" = 1 ]; then
             python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=json.load(open(sys.argv[2])); sys.exit(not (d["steps"][0]["status"] == "ok" and r["stencilmap_version"] == sys.argv[3] and r["format"] == 1))' \
                 "$work/audit.json" "$rec" "$version" && r=OK || r=FAIL
         check $r "its audit record carries version $version and format 1, and audit reads it" "$rec"
+        # the packaged preload library over the 4 nodes: launched round-robin
+        # (--map-by node), every grid neighbour of MPI's order is on another
+        # node; reorder=1 through the library plans the grid onto the nodes
+        out=$work/mc-reorder.out
+        timeout 180 "$mc" run salloc -Q -N4 -n16 --time=5 mpirun --bind-to none --map-by node -np 16 \
+            -x LD_PRELOAD="$reorder_dir/libstencilmap-reorder.so" -x STENCIL_MAP_VERBOSE=1 \
+            -x LD_LIBRARY_PATH="$pin" "$mpi_dir/cart_ompi" cart1 4,4 0,0 "$work/mc-hosts" >"$out" 2>&1
+        line=$(grep '^stencil-map: MPI_Cart_create' "$out" | head -n 1)
+        planned=$(echo "$line" | sed -n 's/.*reordered, planned J_sum \([0-9]*\) .* identity J_sum \([0-9]*\) .*/\1 \2/p')
+        seen=$(sed -n 's/^observed J_sum \([0-9]*\) .*/\1/p' "$out")
+        [ "$(grep -c '^ok ' "$out")" -eq 3 ] && ! grep -q '^FAIL' "$out" && [ -n "$planned" ] &&
+            [ "${planned%% *}" = "$seen" ] && [ "${planned%% *}" -lt "${planned#* }" ] && r=OK || r=FAIL
+        check $r "the packaged libstencilmap-reorder.so under mpirun on 4 nodes reorders: $line; observed J_sum $seen" \
+            "$(tail -n 5 "$out" | tr '\n' ' ')"
     fi
     "$mc" down >"$work/mc-down.log" 2>&1 && r=OK || r=FAIL
     check $r "the minicluster went down" "$(tail -n 3 "$work/mc-down.log")"
 fi
 
 if [ "${PKG_PURGE:-0}" = 1 ]; then
-    dpkg -P stencilmap libstencilmap-dev libstencilmap0 libstencilmap-placement0 \
-        >"$work/purge.log" 2>&1 && [ ! -e "$plugin" ] && [ ! -e /usr/bin/stencil-map ] &&
+    dpkg -P "${pkgs[@]}" >"$work/purge.log" 2>&1 && [ ! -e "$plugin" ] &&
+        [ ! -e /usr/bin/stencil-map ] && [ ! -e "$reorder_dir/libstencilmap-reorder.so" ] &&
         r=OK || r=FAIL
     check $r "dpkg -P removes the packages and their files" "$(tail -n 3 "$work/purge.log")"
 fi

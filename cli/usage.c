@@ -345,7 +345,8 @@ static void learned_usage(FILE *out)
 static void dims_usage(FILE *out)
 {
     fputs("usage: stencil-map dims N --ndims D [--domain G] [--halo H] [--cost C]\n"
-          "                       [--nodes M --per-node P [--sockets S]] [--json]\n"
+          "                       [--periods F] [--nodes M --per-node P [--sockets S]]\n"
+          "                       [--json]\n"
           "\n"
           "Chooses the dims of a grid of N processes as seed 003's\n"
           "MPIX_Dims_weighted_create does (the smallest sum of dims[i] * w[i], with\n"
@@ -361,6 +362,9 @@ static void dims_usage(FILE *out)
           "--halo H          halo widths h, one per dimension (default 1)\n"
           "--cost C          cost factors c, one per dimension (default 1), e.g. 4 for a\n"
           "                  strided direction\n"
+          "--periods F       1 (periodic) or 0 (open) per dimension (default all 0):\n"
+          "                  of choices with the same sum, the one with the lower real\n"
+          "                  cut (periodic dimensions left whole) is taken\n"
           "--nodes M         M nodes of P processes each (M * P = N): the nodes' cut\n"
           "--per-node P      is chosen first\n"
           "--sockets S       S sockets per node: then theirs, inside a node\n"

@@ -95,11 +95,16 @@ static void fill_head(smr_record *rec, const smx_request *rq, const char *user)
     snprintf(rec->user, sizeof(rec->user), "%s", user);
     rec->uid = getuid();
     smr_time_now(rec->time, sizeof(rec->time));
-    size_t at = (size_t)snprintf(rec->spec, sizeof(rec->spec), "%s(reorder=1) dims ",
+    /* the call as the application made it: "MPI_Cart_create(reorder=1):
+     * dims 4x8, periods 1,0, stencil nearest" */
+    size_t at = (size_t)snprintf(rec->spec, sizeof(rec->spec), "%s(reorder=1): dims ",
                                  rq->caller);
     for (int i = 0; i < rq->ndims && at < sizeof(rec->spec); i++)
-        at += (size_t)snprintf(rec->spec + at, sizeof(rec->spec) - at, "%s%d%s", i ? "x" : "",
-                               rq->dims[i], rq->periods[i] ? "p" : "");
+        at += (size_t)snprintf(rec->spec + at, sizeof(rec->spec) - at, "%s%d", i ? "x" : "",
+                               rq->dims[i]);
+    for (int i = 0; i < rq->ndims && at < sizeof(rec->spec); i++)
+        at += (size_t)snprintf(rec->spec + at, sizeof(rec->spec) - at, "%s%d",
+                               i ? "," : ", periods ", rq->periods[i] != 0);
     if (at < sizeof(rec->spec))
         snprintf(rec->spec + at, sizeof(rec->spec) - at, ", stencil %s",
                  rq->offsets ? "given" : rq->family ? rq->family : "nearest");

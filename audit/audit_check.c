@@ -318,7 +318,8 @@ static void check_launch_record(const audit_record *rec, audit_result *res)
         if (rec->r.kind == SMR_KIND_NOTHING)
             audit_problem(res, AUDIT_ST_INCONSISTENT, "launched is true, but nothing was placed "
                     "(algorithm_used null) and it did not fall back");
-        if (rec->r.step_id < 0)
+        /* the reorder library runs under any launcher: mpirun has no step */
+        if (rec->r.step_id < 0 && !rec->r.origin.source[0])
             audit_problem(res, AUDIT_ST_INCONSISTENT, "launched is true, but step_id is null");
         return;
     }
@@ -350,6 +351,7 @@ static void check_record(const audit_record *rec, const audit_options *opt, audi
             check_figures(rec, res);
             audit_check_levels(rec, opt->launched, res);
         }
+        audit_check_origin(rec, res);
     }
 }
 

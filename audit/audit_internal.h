@@ -40,5 +40,9 @@ void audit_check_busiest(const audit_record *rec, const char *launched, json_t *
 /* What the job observed between groups against the record ("levels" in
  * vj, the in-job result's JSON). */
 void audit_check_levels_verified(const audit_record *rec, json_t *vj, audit_result *res);
+/* A record written inside the application (its "origin"): repeated into
+ * res, its figures against the record's (audit_origin.c); nothing for the
+ * plugin's records. */
+void audit_check_origin(const audit_record *rec, audit_result *res);
 
 #endif

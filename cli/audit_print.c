@@ -45,6 +45,8 @@ static const char *source_words(const char *src)
         return "the job's sbatch/salloc --stencil-map";
     if (!strcmp(src, "default"))
         return "the site's default=";
+    if (!strcmp(src, "reorder"))
+        return "the application's own call, planned inside it by libstencilmap-reorder";
     return src[0] ? src : "source not recorded";
 }
 
@@ -122,6 +124,22 @@ static void print_figures(FILE *out, json_t *r)
             fprintf(out, "; blocked %lld, %lld", num(b, "j_sum", NULL), num(b, "j_max", NULL));
         fputs(" (from the recorded placement)\n", out);
     }
+}
+
+/* a record the reorder library wrote inside the application: the call,
+ * whether the plan's order was taken, both orders' figures */
+static void print_origin(FILE *out, json_t *r)
+{
+    json_t *o = json_object_get(r, "origin");
+    if (!json_is_object(o))
+        return;
+    fprintf(out, LABEL "%s, %s: %s; planned J_sum %lld, J_max %lld; MPI's order J_sum %lld, "
+            "J_max %lld", "origin", str(o, "source"), str(o, "call"), str(o, "order"),
+            num(o, "planned", "j_sum"), num(o, "planned", "j_max"), num(o, "mpi_order", "j_sum"),
+            num(o, "mpi_order", "j_max"));
+    if (json_is_string(json_object_get(o, "why")))
+        fprintf(out, " (%s)", str(o, "why"));
+    fputc('\n', out);
 }
 
 /* what the topology's reader repaired, one line each (the record's
@@ -323,6 +341,7 @@ void audit_print_step(FILE *out, const audit_result *res)
         fputs(")\n", out);
         if (json_is_true(json_object_get(r, "placed"))) {
             print_figures(out, r);
+            print_origin(out, r);
             print_levels(out, r);
         }
         else if (json_is_string(json_object_get(r, "fallback")))

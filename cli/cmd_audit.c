@@ -87,7 +87,11 @@ static int parse_args(int argc, char **argv, struct audit_args *a)
         return usage_error("--user: not a user name:", a->user);
     if (optind < argc - 1)
         return usage_error("at most one JOBID[.STEP], extra:", argv[optind + 1]);
-    if (optind == argc - 1 && parse_jobstep(argv[optind], &a->job, &a->step))
+    const char *arg = optind == argc - 1 ? argv[optind] : NULL;
+    size_t al = arg ? strlen(arg) : 0;
+    if (arg && !a->record && (strchr(arg, '/') || (al > 5 && !strcmp(arg + al - 5, ".json"))))
+        a->record = arg; /* a record's path: stencil-map audit FILE is --record FILE */
+    else if (arg && parse_jobstep(arg, &a->job, &a->step))
         return usage_error("not a JOBID[.STEP]:", argv[optind]);
     if (a->record && (a->job >= 0 || a->summary || a->since_arg || a->user || a->dir_opt))
         return usage_error("--record FILE goes alone, without JOBID, --record-dir, --summary, "

@@ -14,6 +14,7 @@ struct dims_opts {
     int ndims;
     double domain[SMP_MAX_DIMS], halo[SMP_MAX_DIMS], cost[SMP_MAX_DIMS];
     bool have_domain, have_halo, have_cost;
+    bool periods[SMP_MAX_DIMS]; /* --periods: ties go to the lower real cut */
     int64_t nodes, per_node, sockets;
     bool json;
 };
@@ -68,6 +69,7 @@ static int parse_options(int argc, char **argv, struct dims_opts *o, const char 
         {"halo", required_argument, NULL, 'H'},   {"cost", required_argument, NULL, 'c'},
         {"nodes", required_argument, NULL, 'N'},  {"per-node", required_argument, NULL, 'P'},
         {"sockets", required_argument, NULL, 'S'}, {"json", no_argument, NULL, 'j'},
+        {"periods", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     int c;
     int64_t nd = 0;
@@ -82,6 +84,7 @@ static int parse_options(int argc, char **argv, struct dims_opts *o, const char 
         case 'g': lists[0] = optarg; break;
         case 'H': lists[1] = optarg; break;
         case 'c': lists[2] = optarg; break;
+        case 'p': lists[3] = optarg; break;
         case 'N':
             if (!positive(optarg, SMP_MAX_NODES, &o->nodes))
                 return dims_usage_error("--nodes: must be a node count, not", optarg);
@@ -113,15 +116,23 @@ static int parse_options(int argc, char **argv, struct dims_opts *o, const char 
 
 static int load_options(int argc, char **argv, struct dims_opts *o)
 {
-    const char *lists[3] = {NULL, NULL, NULL};
+    const char *lists[4] = {NULL, NULL, NULL, NULL};
+    double per[SMP_MAX_DIMS];
     memset(o, 0, sizeof(*o));
     int rc = parse_options(argc, argv, o, lists);
     if (rc)
         return rc;
     if ((lists[0] && (rc = number_list(lists[0], "--domain", o->ndims, o->domain))) ||
         (lists[1] && (rc = number_list(lists[1], "--halo", o->ndims, o->halo))) ||
-        (lists[2] && (rc = number_list(lists[2], "--cost", o->ndims, o->cost))))
+        (lists[2] && (rc = number_list(lists[2], "--cost", o->ndims, o->cost))) ||
+        (lists[3] && (rc = number_list(lists[3], "--periods", o->ndims, per))))
         return rc;
+    for (int i = 0; lists[3] && i < o->ndims; i++) {
+        if (per[i] != 0.0 && per[i] != 1.0)
+            return dims_usage_error("--periods: each must be 0 (open) or 1 (periodic), not",
+                                    lists[3]);
+        o->periods[i] = per[i] == 1.0;
+    }
     o->have_domain = lists[0], o->have_halo = lists[1], o->have_cost = lists[2];
     if (!o->have_domain)
         for (int i = 0; i < o->ndims; i++)
@@ -295,7 +306,7 @@ int cmd_dims(int argc, char **argv)
     if (smp_dims_weights(o.ndims, o.domain, o.have_halo ? o.halo : NULL,
                          o.have_cost ? o.cost : NULL, w, &err) ||
         smp_dims_create(o.nprocs, o.ndims, mpi.dims, &err) ||
-        smp_dims_ml(o.ndims, w, nl, sizes, wd.ml, NULL, &err)) {
+        smp_dims_ml(o.ndims, w, o.periods, nl, sizes, wd.ml, NULL, &err)) {
         /* grid.domain[1]: ... is --domain here */
         if (!strncmp(err.msg, "grid.", 5)) {
             fprintf(stderr, "stencil-map dims: --%s\n", err.msg + 5);

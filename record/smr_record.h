@@ -10,7 +10,8 @@
  * every older record was of a launched step), error, the timings,
  * objective, effort, grid.order, the socket fields of bind=socket
  * steps, and "topology" of steps planned on network levels
- * (smr_record_levels.c). */
+ * (smr_record_levels.c), and "origin" of records the reorder library
+ * wrote inside an application (smr_record_origin.c). */
 #ifndef SMR_RECORD_H
 #define SMR_RECORD_H
 
@@ -43,6 +44,17 @@ typedef struct {
     int groups, uplinks_min, uplinks_max;
     int64_t speed_min, speed_max;
 } smr_links;
+
+/* A record written inside the application, not by the plugin: who wrote
+ * it (source "" in the plugin's records), for which MPI call, whether the
+ * plan's order was taken or MPI's kept and why, and both orders' figures. */
+typedef struct {
+    char source[48];         /* "libstencilmap-reorder" */
+    char call[48];           /* "MPI_Cart_create" */
+    bool reordered;          /* false: MPI's order kept */
+    char why[600];           /* why it was kept; "" null */
+    int64_t planned_j_sum, planned_j_max, mpi_j_sum, mpi_j_max;
+} smr_origin;
 
 typedef struct {
     int format;              /* as read; the writer writes SM_FORMAT_RECORD */
@@ -107,6 +119,7 @@ typedef struct {
      * where they are equal (then min) or in older records.  Written:
      * borrowed; read: owned */
     int32_t *link_uplinks_per_group[SMP_MAX_LEVELS];
+    smr_origin origin;       /* placed records only; "origin" absent: source "" */
 } smr_record;
 
 /* A record ready to be filled: nothing placed, ids and figures -1. */

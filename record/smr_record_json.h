@@ -23,4 +23,9 @@ json_t *smr_links_json(const smr_links *k);
 json_t *smr_busiest_json(const smr_record *rec);
 int smr_parse_busiest(json_t *t, smr_record *rec, char *err, size_t n);
 
+/* "origin" of a record the reorder library wrote (NULL: the plugin's),
+ * and its reader (absent: origin.source stays ""); smr_record_origin.c */
+json_t *smr_origin_json(const smr_record *rec);
+int smr_parse_origin(json_t *j, smr_record *rec, char *err, size_t n);
+
 #endif

@@ -9,6 +9,7 @@
 #include "formats/format_numbers.h"
 #include "smr_read_util.h"
 #include "smr_record.h"
+#include "smr_record_json.h"
 #include "smr_record_read.h"
 #include "formats/spec_internal.h"
 
@@ -178,7 +179,10 @@ static int parse_placed(json_t *j, smr_record *rec, char *err, size_t n)
         return -1;
     if (parse_grid(j, rec, err, n) || parse_stencil(j, rec, err, n))
         return -1;
-    return smr_parse_placement(j, rec, err, n) || smr_parse_levels(j, rec, err, n) ? -1 : 0;
+    return smr_parse_placement(j, rec, err, n) || smr_parse_levels(j, rec, err, n) ||
+                   smr_parse_origin(j, rec, err, n)
+               ? -1
+               : 0;
 }
 
 static int parse(json_t *j, smr_record *rec, char *err, size_t n)

@@ -143,6 +143,8 @@ static void add_placed(json_t *j, const smr_record *rec)
         set(j, "topology_warnings", smr_warnings_json(rec->topology_warnings));
     if (rec->levels.nlevels > 0)
         set(j, "topology", smr_levels_json(rec));
+    if (rec->origin.source[0]) /* written inside the application */
+        set(j, "origin", smr_origin_json(rec));
 }
 
 /* nothing placed: a fallback to blocked, or a plan that failed */

@@ -46,6 +46,7 @@ int smx_cart_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *cart, smx
     MPI_Comm_size(comm, &size);
     if (!rep)
         rep = &own;
+    int keep = rep != &own && rep->keep_nodes && rank == 0;
     memset(rep, 0, sizeof(*rep));
     int *key = rank == 0 ? malloc(sizeof(int) * (size_t)size) : NULL;
     rc = smx_nodes_find(comm, rank != 0 || key, &nodes);
@@ -60,8 +61,13 @@ int smx_cart_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *cart, smx
         for (int r = 0; rc != MPI_SUCCESS && r < size; r++)
             key[r] = -rc;
     }
-    smx_nodes_free(&nodes);
     rc = MPI_Scatter(key, 1, MPI_INT, &mykey, 1, MPI_INT, 0, comm);
+    if (keep && rc == MPI_SUCCESS && mykey >= 0) { /* rank 0's, for the record */
+        rep->nodes = nodes;
+        rep->key = key;
+        key = NULL;
+    } else
+        smx_nodes_free(&nodes);
     free(key);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -74,6 +80,13 @@ int smx_cart_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *cart, smx
     rc = PMPI_Cart_create(split, rq->ndims, rq->dims, rq->periods, 0, cart);
     MPI_Comm_free(&split);
     return rc;
+}
+
+void smx_report_free(smx_report *rep)
+{
+    smx_nodes_free(&rep->nodes);
+    free(rep->key);
+    rep->key = NULL;
 }
 
 int MPIX_Cart_stencil_comm(MPI_Comm oldcomm, const int ndims, const int dims[],

@@ -43,8 +43,19 @@ typedef struct {
     smp_score identity; /* the score of comm's own order */
     char algorithm[48];
     char why[600];      /* why comm's order was kept, "" otherwise */
+    /* for the reorder record: with keep_nodes set before smx_cart_reordered,
+     * rank 0 gets the nodes found and key[r], comm's rank r's new rank
+     * (on success only; smx_report_free releases them) */
+    int keep_nodes;
+    smx_nodes nodes;
+    int *key;
 } smx_report;
 
+/* rq's grid and stencil as the placement core takes them (smp_ errors) */
+smp_status smx_make_grid(const smx_request *rq, smp_grid *g, smp_error *err);
+smp_status smx_load_stencil(const smx_request *rq, smp_stencil *st, smp_error *err);
+/* What keep_nodes kept. */
+void smx_report_free(smx_report *rep);
 /* Checks the arguments as MPIX_Cart_stencil_comm documents: MPI_SUCCESS
  * or its error class; size is the communicator's. */
 int smx_check(const smx_request *rq, int size);

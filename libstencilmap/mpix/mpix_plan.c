@@ -13,7 +13,7 @@
 
 #include "mpix_internal.h"
 
-static smp_status load_stencil(const smx_request *rq, smp_stencil *st, smp_error *err)
+smp_status smx_load_stencil(const smx_request *rq, smp_stencil *st, smp_error *err)
 {
     if (!rq->offsets)
         return smp_stencil_family(st, rq->family ? rq->family : "nearest", rq->ndims, err);
@@ -28,7 +28,7 @@ static smp_status load_stencil(const smx_request *rq, smp_stencil *st, smp_error
     return s;
 }
 
-static smp_status make_grid(const smx_request *rq, smp_grid *g, smp_error *err)
+smp_status smx_make_grid(const smx_request *rq, smp_grid *g, smp_error *err)
 {
     int64_t d[SMP_MAX_DIMS];
     bool p[SMP_MAX_DIMS];
@@ -132,7 +132,7 @@ int smx_plan_keys(const smx_request *rq, const smx_nodes *nodes, int *key, smx_r
     rep->nnodes = nodes->nnodes;
     for (int r = 0; r < nodes->size; r++)
         key[r] = r;
-    if (make_grid(rq, &g, &err) != SMP_OK || load_stencil(rq, &st, &err) != SMP_OK) {
+    if (smx_make_grid(rq, &g, &err) != SMP_OK || smx_load_stencil(rq, &st, &err) != SMP_OK) {
         snprintf(rep->why, sizeof(rep->why), "%s", err.msg);
         smp_stencil_free(&st);
         return MPI_ERR_ARG;

@@ -20,8 +20,8 @@ int MPIX_Dims_weighted_create(int nnodes, int ndims, const double dim_weights[],
                               const int periods[], MPI_Info info, int dims[])
 {
     int64_t d[SMP_MAX_DIMS];
+    bool per[SMP_MAX_DIMS];
     smp_error err;
-    (void)periods;
     (void)info;
     if (ndims < 1 || ndims > SMP_MAX_DIMS || nnodes < 1)
         return MPI_ERR_DIMS;
@@ -31,8 +31,9 @@ int MPIX_Dims_weighted_create(int nnodes, int ndims, const double dim_weights[],
         if (dims[i] < 0)
             return MPI_ERR_DIMS;
         d[i] = dims[i];
+        per[i] = periods && periods[i]; /* ties: the lower real cut */
     }
-    if (smp_dims_weighted(nnodes, ndims, dim_weights, d, NULL, &err) != SMP_OK)
+    if (smp_dims_weighted(nnodes, ndims, dim_weights, per, d, NULL, &err) != SMP_OK)
         return err.status == SMP_ERR_SYSTEM ? MPI_ERR_NO_MEM : MPI_ERR_DIMS;
     for (int i = 0; i < ndims; i++)
         dims[i] = (int)d[i];
@@ -43,8 +44,8 @@ int MPIX_Dims_ml_create(int nnodes, int ndims, const double dim_weights[], int n
                         const int sizes[], const int periods[], MPI_Info info, int dims_ml[])
 {
     int64_t s[SMP_MAX_LEVELS + 1], *ml, product = 1;
+    bool per[SMP_MAX_DIMS];
     smp_error err;
-    (void)periods;
     (void)info;
     if (ndims < 1 || ndims > SMP_MAX_DIMS || nlevels < 1 || nlevels > SMP_MAX_LEVELS + 1)
         return MPI_ERR_DIMS;
@@ -63,7 +64,9 @@ int MPIX_Dims_ml_create(int nnodes, int ndims, const double dim_weights[], int n
     if (!(ml = calloc((size_t)ndims * (size_t)nlevels, sizeof(int64_t))))
         return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS; /* dims_ml is OUT in the seed: every entry free */
-    if (smp_dims_ml(ndims, dim_weights, nlevels, s, ml, NULL, &err) != SMP_OK)
+    for (int i = 0; i < ndims; i++)
+        per[i] = periods && periods[i]; /* ties: the lower real cut */
+    if (smp_dims_ml(ndims, dim_weights, per, nlevels, s, ml, NULL, &err) != SMP_OK)
         rc = err.status == SMP_ERR_SYSTEM ? MPI_ERR_NO_MEM : MPI_ERR_DIMS;
     for (int k = 0; rc == MPI_SUCCESS && k < ndims * nlevels; k++)
         dims_ml[k] = (int)ml[k];

@@ -17,7 +17,8 @@
  * plugin already placed (STENCIL_MAP_DIMS equal to dims), one node.  If
  * the reordering fails on the way, MPI_Cart_create is called as the
  * application asked.  STENCIL_MAP_VERBOSE: one line on rank 0 with the
- * planned and the identity's J_sum/J_max.  MPI_Dist_graph_create_adjacent
+ * planned and the identity's J_sum/J_max; STENCIL_MAP_RECORD_DIR: an audit
+ * record (reorder_record.c).  MPI_Dist_graph_create_adjacent
  * and MPI_Graph_create are not interposed: their graphs go to MPI as given.
  */
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #include "../mpix/mpix_internal.h"
+#include "reorder_record.h"
 
 static int switched_off(void)
 {
@@ -79,7 +81,12 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods
         say(old, "order kept (placed by srun --stencil-map, STENCIL_MAP_DIMS)", ndims, dims);
         return PMPI_Cart_create(old, ndims, dims, periods, 0, cart);
     }
-    if (smx_cart_reordered(old, &rq, cart, NULL) == MPI_SUCCESS)
+    smx_report rep = {.keep_nodes = 1}; /* for the record (reorder_record.c) */
+    int rc = smx_cart_reordered(old, &rq, cart, &rep);
+    if (rc == MPI_SUCCESS)
+        smx_reorder_record(&rq, &rep);
+    smx_report_free(&rep);
+    if (rc == MPI_SUCCESS)
         return MPI_SUCCESS;
     say(old, "not reordered: the reordering failed, MPI's own order", ndims, dims);
     return PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);

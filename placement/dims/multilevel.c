@@ -6,7 +6,10 @@
  * best they can inside it.  One unit of level l holds a piece of the data
  * grid cut n_i = prod_{k<l} dims_ml[i][k] times along i, so its weights are
  * w_i * n_i (weights.c with g_i / n_i in place of g_i, common factors
- * dropped). */
+ * dropped).  periods break the ties of the coarsest level only, by the
+ * real cut between its units (the nodes, smp_dims_weighted): the finer
+ * levels cut nothing between nodes, and keep the seed's tie rule, which
+ * its tables of the periodic halo benchmark follow. */
 #include "dims/dims.h"
 
 static smp_status check_levels(int ndims, int nlevels, const int64_t *sizes,
@@ -35,8 +38,8 @@ static smp_status check_levels(int ndims, int nlevels, const int64_t *sizes,
     return SMP_OK;
 }
 
-smp_status smp_dims_ml(int ndims, const double *w, int nlevels, const int64_t *sizes,
-                       int64_t *dims_ml, double *cost, smp_error *err)
+smp_status smp_dims_ml(int ndims, const double *w, const bool *periods, int nlevels,
+                       const int64_t *sizes, int64_t *dims_ml, double *cost, smp_error *err)
 {
     smp_status st;
     if ((st = check_levels(ndims, nlevels, sizes, dims_ml, err)) ||
@@ -51,7 +54,8 @@ smp_status smp_dims_ml(int ndims, const double *w, int nlevels, const int64_t *s
             dl[i] = dims_ml[i * nlevels + l];
         double c;
         smp_error inner = {0};
-        if ((st = smp_dims_weighted(sizes[l], ndims, wl, dl, &c, &inner)))
+        if ((st = smp_dims_weighted(sizes[l], ndims, wl, l == 0 ? periods : NULL, dl, &c,
+                                    &inner)))
             return smp_error_set(err, st, "level %d (sizes[%d] = %lld): %s", l, l,
                                  (long long)sizes[l], inner.msg);
         if (l == 0 && cost)

@@ -5,7 +5,14 @@
  * factorizations drawn from the divisors, cut by the AM-GM bound: k factors
  * with product R and weights w_j cost at least k * (R * prod w_j)^(1/k),
  * with the heaviest held at 1 where that optimum would put them below.
- * Ties are broken as MPICH's MPI_Dims_create breaks them: the most
+ * Ties are broken first by the real cut on periodic axes: sum(dims[i] *
+ * w[i]) counts dims[i] cuts along i, which an open axis has minus one
+ * (the same for every candidate: no tie changes) and a periodic one has
+ * exactly, except at dims[i] = 1, where it has none; so among tied
+ * candidates the one leaving the heaviest periodic axes whole cuts least,
+ * in total and per process (seed 003's halo bench, 4:2:1 on 4 nodes:
+ * 4x1x1 nodes, not 2x2x1, as doc/benchmarks.md explains).  Then as
+ * MPICH's MPI_Dims_create breaks them: the most
  * balanced free entries (smallest max - min), then the larger first.  With
  * equal weights this gives MPICH's dims for every count up to 3000 into 2
  * to 4 dims (doc/algorithms.md, "Weighted dims (seed 003)"). */
@@ -18,6 +25,7 @@
 struct wsearch {
     int nfree;
     double w[SMP_MAX_DIMS];          /* weights of the free dims, in order */
+    bool periodic[SMP_MAX_DIMS];     /* ... and whether each is periodic */
     /* the weights of free dims k.., heaviest first, and the sums of the
      * logs of tail_w[k][j..] */
     double tail_w[SMP_MAX_DIMS][SMP_MAX_DIMS];
@@ -67,6 +75,17 @@ static int64_t spread(const int64_t *v, int n)
     return hi - lo;
 }
 
+/* what the periodic free dims of v left whole save from sum(v[k] * w[k]):
+ * their weights (a ring of one process cuts nothing) */
+static double whole_periodic(const struct wsearch *s, const int64_t *v)
+{
+    double saved = 0.0;
+    for (int k = 0; k < s->nfree; k++)
+        if (s->periodic[k] && v[k] == 1)
+            saved += s->w[k];
+    return saved;
+}
+
 /* cur (costing cost) better than the best so far */
 static bool better(const struct wsearch *s, double cost)
 {
@@ -77,6 +96,9 @@ static bool better(const struct wsearch *s, double cost)
         return true;
     if (cost > s->best_cost + tol)
         return false;
+    double sc = whole_periodic(s, s->cur), sb = whole_periodic(s, s->best);
+    if (sc > sb + tolerance(sb) || sc < sb - tolerance(sb))
+        return sc > sb; /* the lower real cut */
     int64_t a = spread(s->cur, s->nfree), b = spread(s->best, s->nfree);
     if (a != b)
         return a < b;
@@ -169,12 +191,15 @@ static int heavier_first(const void *a, const void *b)
 
 /* the free dims' weights (all > 0 here: zero weights go to
  * zero_weight_dims) and, per tail, sorted with their log sums */
-static void wsearch_setup(struct wsearch *s, int ndims, const double *w, const int64_t *dims)
+static void wsearch_setup(struct wsearch *s, int ndims, const double *w, const bool *periods,
+                          const int64_t *dims)
 {
     memset(s, 0, sizeof(*s));
     for (int i = 0; i < ndims; i++)
-        if (dims[i] == 0)
+        if (dims[i] == 0) {
+            s->periodic[s->nfree] = periods && periods[i];
             s->w[s->nfree++] = w ? w[i] : 1.0;
+        }
     for (int k = 0; k < s->nfree; k++) {
         int n = s->nfree - k;
         memcpy(s->tail_w[k], s->w + k, sizeof(double) * (size_t)n);
@@ -197,13 +222,14 @@ static bool zero_weight_free(int ndims, const double *w, const int64_t *dims)
     return false;
 }
 
-static smp_status zero_weight_dims(int64_t nprocs, int ndims, const double *w, int64_t *dims,
-                                   double *cost, smp_error *err)
+static smp_status zero_weight_dims(int64_t nprocs, int ndims, const double *w,
+                                   const bool *periods, int64_t *dims, double *cost,
+                                   smp_error *err)
 {
     int64_t d[SMP_MAX_DIMS];
     for (int i = 0; i < ndims; i++)
         d[i] = dims[i] == 0 && w[i] > 0.0 ? 1 : dims[i];
-    smp_status st = smp_dims_weighted(nprocs, ndims, NULL, d, NULL, err);
+    smp_status st = smp_dims_weighted(nprocs, ndims, NULL, periods, d, NULL, err);
     if (st)
         return st;
     double sum = 0.0;
@@ -216,8 +242,8 @@ static smp_status zero_weight_dims(int64_t nprocs, int ndims, const double *w, i
     return SMP_OK;
 }
 
-smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, int64_t *dims,
-                             double *cost, smp_error *err)
+smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, const bool *periods,
+                             int64_t *dims, double *cost, smp_error *err)
 {
     int64_t rest = 0;
     smp_status st;
@@ -225,9 +251,9 @@ smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, int64_t
         (st = smp_dims_check_weights(ndims, w, "w", err)))
         return st;
     if (zero_weight_free(ndims, w, dims))
-        return zero_weight_dims(nprocs, ndims, w, dims, cost, err);
+        return zero_weight_dims(nprocs, ndims, w, periods, dims, cost, err);
     struct wsearch s;
-    wsearch_setup(&s, ndims, w, dims);
+    wsearch_setup(&s, ndims, w, periods, dims);
     if (s.nfree == 0 && rest != 1)
         return smp_error_set(err, SMP_ERR_INPUT,
                              "dims: every entry is fixed and their product is not nprocs %lld",

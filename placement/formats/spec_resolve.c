@@ -44,7 +44,7 @@ smp_status smp_spec_resolve_on(smp_spec *spec, int64_t ntasks, int nnodes, const
     int64_t sizes[3], ml[SMP_MAX_DIMS * 3] = {0}, d[SMP_MAX_DIMS];
     int nl = level_sizes(ntasks, nnodes, slots, sockets > 0 ? sockets : spec->sockets, sizes);
     int ndims = spec->grid.ndims;
-    smp_status s = smp_dims_ml(ndims, spec->dims_w, nl, sizes, ml, NULL, err);
+    smp_status s = smp_dims_ml(ndims, spec->dims_w, spec->grid.periods, nl, sizes, ml, NULL, err);
     if (s)
         return s;
     for (int i = 0; i < ndims; i++) {

@@ -245,18 +245,22 @@ smp_status smp_dims_weights(int ndims, const double *domain, const double *halo,
 /* The factorization of nprocs into ndims factors minimising
  * sum(dims[i] * w[i]) (w NULL = equal weights); dims[i] > 0 on input are
  * kept, 0 are free (as MPI_Dims_create).  *cost (may be NULL) gets the sum.
- * Ties: the order MPI_Dims_create would give (free entries non-increasing,
- * the most balanced first). */
-smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, int64_t *dims,
-                             double *cost, smp_error *err);
+ * Ties: the lower real cut with periods (NULL = every axis open), i.e.
+ * the heaviest periodic axes left whole (1), then the order
+ * MPI_Dims_create would give (free entries non-increasing, the most
+ * balanced first). */
+smp_status smp_dims_weighted(int64_t nprocs, int ndims, const double *w, const bool *periods,
+                             int64_t *dims, double *cost, smp_error *err);
 /* Multi-level: sizes[0..nlevels-1] the processes per unit of each level,
  * coarsest first (e.g. nodes, then cores per node: {8, 24}); dims_ml[i *
  * nlevels + l] the factor of dim i at level l (inout, 0 = free); the grid's
  * dims are the per-dim products.  Each level chosen in turn, coarsest first,
  * so the coarse level's cut is smallest (seed 003's rule).  *cost (may be
- * NULL) gets the coarsest level's sum(dims_ml[i][0] * w[i]). */
-smp_status smp_dims_ml(int ndims, const double *w, int nlevels, const int64_t *sizes,
-                       int64_t *dims_ml, double *cost, smp_error *err);
+ * NULL) gets the coarsest level's sum(dims_ml[i][0] * w[i]).  periods
+ * (NULL = open) break the coarsest level's ties as in smp_dims_weighted
+ * (the real cut between nodes); finer levels keep the seed's rule. */
+smp_status smp_dims_ml(int ndims, const double *w, const bool *periods, int nlevels,
+                       const int64_t *sizes, int64_t *dims_ml, double *cost, smp_error *err);
 
 /* ---- stencils --------------------------------------------------------- */
 /* Takes a copy of offsets/weights; validates no zero vector, no duplicates,

@@ -176,6 +176,15 @@ edit "$work/ed/root/11.0.json" 'd["j_sum"] = 20'
 run 1 edit-jsum 11.0 --record-dir "$work/ed" --no-slurm
 has edit-jsum "INCONSISTENT"
 has edit-jsum "j_sum is 20 in the record, 24 from its placement"
+# an "origin" (a record the reorder library wrote inside the application):
+# read by FILE alone, and its figures held against the placement's
+copy origin
+edit "$work/origin/root/11.0.json" 'd["origin"] = {"source": "libstencilmap-reorder", "call": "MPI_Cart_create", "order": "reordered", "why": None, "planned": {"j_sum": d["j_sum"], "j_max": d["j_max"]}, "mpi_order": {"j_sum": 56, "j_max": 16}}'
+run 0 origin-ok "$work/origin/root/11.0.json" --no-slurm
+has origin-ok "origin      libstencilmap-reorder, MPI_Cart_create: reordered; planned J_sum 24, J_max"
+edit "$work/origin/root/11.0.json" 'd["origin"]["order"] = "kept"'
+run 1 origin-kept "$work/origin/root/11.0.json" --no-slurm
+has origin-kept "origin says the order was kept with J_sum 56, J_max 16; the record's placement has 24,"
 run 1 edit-jsum-json 11.0 --record-dir "$work/ed" --no-slurm --json
 grep -q "^stencil-map audit: step 11.0: inconsistent: j_sum is 20 in the record" "$work/edit-jsum-json.err" &&
     pass "edit-jsum-json: the reason on stderr too" || fail "edit-jsum-json: stderr: $(cat "$work/edit-jsum-json.err")"

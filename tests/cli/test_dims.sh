@@ -104,4 +104,17 @@ refuse "grid.cost with fixed dims" "grid.cost: used only" plan "$work/bad.json" 
 check_cmd "dims --help exits 0" test $? -eq 0
 expect_line "dims --help names --domain" "$work/help" '^--domain G'
 
+# seed 003's halo bench, 4:2:1 on 4 nodes x 8: node boxes 4x1x1 and 2x2x1
+# tie in the sum; periodic, the one cutting less between nodes (4x1x1)
+"$SM" dims 32 --ndims 3 --domain 4,2,1 --nodes 4 --per-node 8 --periods 1,1,1 >"$work/tie" 2>&1
+check_cmd "dims --periods 1,1,1 exits 0" test $? -eq 0
+expect_line "periodic 4:2:1 on 4 nodes: the weighted nodes are 4 x 1 x 1" "$work/tie" \
+    '^weighted +8 x 2 x 2 .*\(nodes 4 x 1 x 1\)$'
+"$SM" dims 32 --ndims 3 --domain 4,2,1 --nodes 4 --per-node 8 >"$work/tie-open" 2>&1
+expect_line "open 4:2:1 on 4 nodes: the seed's tie rule, 2 x 2 x 1 (the same cut)" "$work/tie-open" \
+    '^weighted +4 x 4 x 2 .*\(nodes 2 x 2 x 1\)$'
+"$SM" dims 32 --ndims 3 --periods 1,2,1 >"$work/bad-per" 2>&1
+check_cmd "dims --periods 1,2,1: exit 2 naming --periods" \
+    sh -c "[ $? -eq 2 ] && grep -q '^stencil-map dims: --periods: each must be 0 (open) or 1' '$work/bad-per'"
+
 checks_summary

@@ -9,7 +9,8 @@
 # its halo exchange delivers every neighbour's coordinates; the inter-node
 # edges the program counts on it (processor names) are the ones the library
 # planned (its STENCIL_MAP_VERBOSE line) and an independent `stencil-map
-# score` of where its ranks ran says the same; reorder=0 and
+# score` of where its ranks ran says the same, and so does the library's
+# audit record (STENCIL_MAP_RECORD_DIR) under stencil-map audit; reorder=0 and
 # STENCIL_MAP_REORDER=0 leave MPI's order (the identity's figures of the
 # same line); a grid the plugin placed (STENCIL_MAP_DIMS) keeps its order;
 # MPIX_Cart_stencil_comm linked into the program does the same under both
@@ -139,6 +140,25 @@ print(json.dumps({"grid": {"dims": d, "periods": p}, "stencil": sys.argv[3]}))' 
     echo "$(json_get "$hosts.score.json" 'd["j_sum"]') $(json_get "$hosts.score.json" 'd["j_max"]')"
 }
 
+# check_record DIR STATE PLANNED OBSERVED: the library's audit record of
+# run 1 (STENCIL_MAP_RECORD_DIR=DIR/rec) read by stencil-map audit: exit 0,
+# the verbose line's state and planned figures, re-scored as observed
+check_record() {
+    local d=$1 state=$2 plan=$3 obs=$4 rec a
+    rec=$(ls "$d"/rec/*/*.reorder-1.json 2>/dev/null | head -1)
+    [ -n "$rec" ] || { ls -lR "$d/rec"; fail "no reorder record in $d/rec"; return 1; }
+    "$SM" audit "$rec" --no-slurm --json >"$d/audit.json" 2>"$d/audit.err" ||
+        { cat "$d/audit.json" "$d/audit.err"; fail "stencil-map audit $rec: not exit 0"; return 1; }
+    a='d["steps"][0]'
+    [ "$(json_get "$d/audit.json" "$a[\"origin\"][\"planned\"][\"j_sum\"]") $(json_get "$d/audit.json" "$a[\"origin\"][\"planned\"][\"j_max\"]")" = "$plan" ] ||
+        { cat "$d/audit.json"; fail "the record's planned figures are not the verbose line's $plan"; return 1; }
+    [ "$(json_get "$d/audit.json" "$a[\"rescored\"][\"j_sum\"]") $(json_get "$d/audit.json" "$a[\"rescored\"][\"j_max\"]")" = "$obs" ] ||
+        { cat "$d/audit.json"; fail "the record re-scored is not what the program observed ($obs)"; return 1; }
+    [ "$(json_get "$d/audit.json" "$a[\"origin\"][\"order\"]")" = "$([ "$state" = reordered ] && echo reordered || echo kept)" ] ||
+        { cat "$d/audit.json"; fail "the record's order is not the verbose line's '$state'"; return 1; }
+    echo "record $(basename "$rec"): audit exit 0, planned $plan, re-scored $obs"
+}
+
 # ------------------------------------------------------------- tests -----
 # t_reorder MPI LAYOUT N DIMS PERIODS: the unchanged program with the
 # preload, three times: reorder=1 (planned), reorder=0 and
@@ -149,10 +169,11 @@ t_reorder() {
     lib=$LIB/libstencilmap-reorder.so
     [ "$mpi" = mpich ] && lib=$LIB/libstencilmap-reorder-mpich.so
     local prog="$WORK/bin/cart-$mpi"
+    mkdir "$d/rec" # the record dir must exist, as the plugin's record_dir=
     cat >"$d/job.sh" <<EOF
 set -e
 $MACHINES
-$(launch_line "$mpi" "$layout" "$n" "$prog cart1 $dims $periods hosts1" LD_PRELOAD="$lib" STENCIL_MAP_VERBOSE=1) >out1 2>err1
+$(launch_line "$mpi" "$layout" "$n" "$prog cart1 $dims $periods hosts1" LD_PRELOAD="$lib" STENCIL_MAP_VERBOSE=1 STENCIL_MAP_RECORD_DIR="$d/rec") >out1 2>err1
 $(launch_line "$mpi" "$layout" "$n" "$prog cart0 $dims $periods hosts0" LD_PRELOAD="$lib" STENCIL_MAP_VERBOSE=1) >out0 2>err0
 $(launch_line "$mpi" "$layout" "$n" "$prog cart1 $dims $periods hostsoff" LD_PRELOAD="$lib" STENCIL_MAP_VERBOSE=1 STENCIL_MAP_REORDER=0) >outoff 2>erroff
 $(launch_line "$mpi" "$layout" "$n" "$prog cart1 $dims $periods hostsplain") >outplain 2>errplain
@@ -168,6 +189,7 @@ EOF
     obs=$(observed "$d/out1")
     [ "$obs" = "$plan" ] || { fail "reorder=1: observed $obs, the library planned $plan"; return 1; }
     [ "$(score_of "$d/hosts1" "$dims" "$periods")" = "$obs" ] || { fail "stencil-map score of hosts1 is not $obs"; return 1; }
+    check_record "$d" "$state" "$plan" "$obs" || return 1
     for f in 0 off plain; do
         [ "$(observed "$d/out$f")" = "$ident" ] ||
             { fail "run $f: observed $(observed "$d/out$f"), MPI's own order scores $ident"; return 1; }

@@ -6,10 +6,12 @@
 # call and the preloaded MPI_Cart_create(reorder=1) give a consistent
 # Cartesian communicator whose halo exchange works and keep the order (one
 # node, said on rank 0), reorder=0 is MPI's; seed 003's worked examples
-# through the weighted MPIX_ calls; and every MPIX_ call the
+# through the weighted MPIX_ calls; the reorder library's audit record
+# (STENCIL_MAP_RECORD_DIR) read by stencil-map audit, and a record dir
+# that cannot be written failing nothing; and every MPIX_ call the
 # libraries export has its man page.
 # env (from Makefile.am): CART_CHECK (plain), CART_CHECK_MPIX (linked with
-# libstencilmap-mpix), REORDER_LIB, MPIX_LIB, MAN_DIRS
+# libstencilmap-mpix), REORDER_LIB, MPIX_LIB, MAN_DIRS, SM (stencil-map)
 . "${STENCILMAP_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib/checks.sh"
 
 root=""
@@ -56,6 +58,37 @@ check_cmd "preloaded MPI_Cart_create reorder=0: MPI's order, the library silent"
 run 6 -x LD_PRELOAD="$preload" -x STENCIL_MAP_VERBOSE=1 "$CART_CHECK" cart1 5,1 0,0 "$d/h" >"$d/small" 2>&1
 check_cmd "preloaded MPI_Cart_create: a grid smaller than the communicator goes to MPI as it is (MPI_COMM_NULL on the rank left over)" \
     sh -c "! grep -q '^stencil-map' '$d/small' && grep -q '^FAIL the communicator was created' '$d/small'"
+
+# the audit record (STENCIL_MAP_RECORD_DIR): one file per call, in the
+# plugin's format, which stencil-map audit reads and re-scores
+rec=$d/records
+mkdir "$rec"
+run 6 -x LD_PRELOAD="$preload" -x STENCIL_MAP_VERBOSE=1 -x STENCIL_MAP_RECORD_DIR="$rec" \
+    "$CART_CHECK" cart1 3,2 1,0 "$d/h" >"$d/rec1" 2>&1
+user=$(id -un)
+f=$(ls "$rec/$user"/nojob-*.reorder-1.json 2>/dev/null)
+check_cmd "preloaded MPI_Cart_create with a record dir: one record, $rec/$user/nojob-PID.reorder-1.json, named on the verbose line" \
+    sh -c "[ \$(ls '$rec/$user' | wc -l) -eq 1 ] && [ -f '$f' ] && grep -q '^stencil-map: MPI_Cart_create: record $f\$' '$d/rec1' && [ \$(grep -c '^ok ' '$d/rec1') -eq 3 ]"
+"$SM" audit "$f" >"$d/audit1" 2>&1
+arc=$?
+check_cmd "stencil-map audit FILE reads the reorder record: exit 0, consistent, origin the library" \
+    sh -c "[ $arc -eq 0 ] && grep -q 'placed, consistent' '$d/audit1' && grep -q '^  origin      libstencilmap-reorder, MPI_Cart_create: kept; .*(one node)' '$d/audit1'"
+said=$(sed -n 's/^stencil-map: MPI_Cart_create 3x2 on 1 nodes: .*planned J_sum \([0-9]*\) J_max \([0-9]*\),.*/\1 \2/p' "$d/rec1")
+audited=$(sed -n 's/^  origin .*planned J_sum \([0-9]*\), J_max \([0-9]*\);.*/\1 \2/p' "$d/audit1")
+check_cmd "... its planned J_sum/J_max ($audited) are the verbose line's ($said)" \
+    sh -c "[ -n '$said' ] && [ '$said' = '$audited' ]"
+for i in 1 2; do # two programs of one step: two records, no clash
+    run 4 -x LD_PRELOAD="$preload" -x STENCIL_MAP_RECORD_DIR="$rec" -x SLURM_JOB_ID=77 \
+        -x SLURM_STEP_ID=3 "$CART_CHECK" cart1 2,2 1,1 "$d/h" >"$d/rec-step$i" 2>&1
+done
+check_cmd "in a job step: 77.3.reorder-1.json and 77.3.reorder-2.json, both audited consistent" \
+    sh -c "'$SM' audit '$rec/$user/77.3.reorder-1.json' --no-slurm --json >'$d/a1.json' && '$SM' audit '$rec/$user/77.3.reorder-2.json' --no-slurm >/dev/null && grep -q '\"job_id\": 77' '$d/a1.json' && grep -q '\"step_id\": 3' '$d/a1.json'"
+: >"$d/not-a-dir"
+run 6 -x LD_PRELOAD="$preload" -x STENCIL_MAP_RECORD_DIR="$d/not-a-dir" "$CART_CHECK" cart1 3,2 0,0 \
+    "$d/h" >"$d/rec-bad" 2>&1
+check_cmd "a record dir that cannot be written: the program runs as before, one warning on stderr" \
+    sh -c "[ \$(grep -c '^ok ' '$d/rec-bad') -eq 3 ] && [ \$(grep -c 'WARNING: MPI_Cart_create: reorder record not written: ' '$d/rec-bad') -eq 1 ]"
+[ -z "${VERBOSE:-}" ] || cat "$d/rec1" "$d/audit1" "$d/rec-bad"
 
 for lib in "$MPIX_LIB" "$REORDER_LIB"; do
     for sym in $(nm -D --defined-only "$lib" | awk '$3 ~ /^MPIX_/ { print $3 }'); do

@@ -216,6 +216,16 @@ static void same_placed(const smr_record *a, const smr_record *b)
                 assert_null(pb);
         }
     }
+    /* written inside the application: "" both when not */
+    const smr_origin *oa = &a->origin, *ob = &b->origin;
+    assert_string_equal(oa->source, ob->source);
+    if (oa->source[0]) {
+        assert_string_equal(oa->call, ob->call);
+        assert_string_equal(oa->why, ob->why);
+        assert_true(oa->reordered == ob->reordered && oa->planned_j_sum == ob->planned_j_sum &&
+                    oa->planned_j_max == ob->planned_j_max && oa->mpi_j_sum == ob->mpi_j_sum &&
+                    oa->mpi_j_max == ob->mpi_j_max);
+    }
     assert_int_equal(a->bound, b->bound);
     if (!a->bound)
         return;
@@ -311,6 +321,67 @@ static void test_placed_busiest(void **state)
         a.link_uplinks_per_group[0] = per_group[k];
         round_trip(&a);
         free_written(&a);
+    }
+}
+
+/* a record the reorder library wrote: "origin" comes back as written,
+ * reordered or kept with why */
+static void test_placed_origin(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        smr_record a;
+        placed(&a, false, false);
+        smr_origin *o = &a.origin;
+        snprintf(o->source, sizeof(o->source), "libstencilmap-reorder");
+        snprintf(o->call, sizeof(o->call), "MPI_Cart_create");
+        o->reordered = k == 0;
+        snprintf(o->why, sizeof(o->why), "%s", k ? "the plan is no better" : "");
+        o->planned_j_sum = 8 + k;
+        o->planned_j_max = 4;
+        o->mpi_j_sum = 12;
+        o->mpi_j_max = 6 - k;
+        round_trip(&a);
+        free_written(&a);
+    }
+}
+
+/* a hand-edited "origin" is refused naming the field */
+static void test_origin_malformed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *edit, *want;
+    } cases[] = {
+        {"[1]", "origin: must be an object"},
+        {"{\"call\": \"c\", \"order\": \"kept\"}", "origin.source: missing"},
+        {"{\"source\": \"s\", \"call\": \"c\", \"order\": \"maybe\"}",
+         "origin.order: must be \"reordered\" or \"kept\", not \"maybe\""},
+        {"{\"source\": \"s\", \"call\": \"c\", \"order\": \"kept\", \"planned\": 3}",
+         "origin.planned: must be an object with j_sum and j_max"},
+        {"{\"source\": \"s\", \"call\": \"c\", \"order\": \"kept\", \"planned\": "
+         "{\"j_sum\": 1, \"j_max\": 1}, \"mpi_order\": {\"j_sum\": -1, \"j_max\": 1}}",
+         "origin.mpi_order.j_sum: must be a non-negative integer"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char path[4400], err[512];
+        smr_record a, b;
+        placed(&a, false, false);
+        write_read(&a, &b, path, sizeof(path));
+        smr_record_free(&b);
+        free_written(&a);
+        json_t *j = json_load_file(path, 0, NULL), *t = json_loads(cases[i].edit, 0, NULL);
+        assert_non_null(j);
+        assert_non_null(t);
+        json_object_set_new(j, "origin", t);
+        unlink(path);
+        assert_int_equal(json_dump_file(j, path, JSON_INDENT(2)), 0);
+        json_decref(j);
+        assert_int_equal(smr_record_read(path, &b, err, sizeof(err)), -1);
+        if (!strstr(err, cases[i].want))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
+        smr_record_free(&b);
+        unlink(path);
     }
 }
 
@@ -744,6 +815,8 @@ int main(void)
         cmocka_unit_test(test_placed_weighted_sockets),
         cmocka_unit_test(test_placed_levels),
         cmocka_unit_test(test_placed_busiest),
+        cmocka_unit_test(test_placed_origin),
+        cmocka_unit_test(test_origin_malformed),
         cmocka_unit_test(test_levels_malformed),
         cmocka_unit_test(test_placed_unlaunched),
         cmocka_unit_test(test_failed_plan),

@@ -17,13 +17,22 @@ typedef struct {
     int64_t f[3][3];
 } ml3;
 
+/* open axes, and the same answer with every axis periodic: the seed's
+ * examples hold under the periodic tie rule too (test_periodic_tie) */
 static void run_ml(int ndims, const double *w, int nlevels, const int64_t *sizes,
                    int64_t *dims_ml, double *cost)
 {
     smp_error err;
+    static const bool periodic[SMP_MAX_DIMS] = {1, 1, 1, 1, 1, 1, 1, 1};
+    int64_t again[SMP_MAX_DIMS * NL_MAX] = {0};
     for (int k = 0; k < ndims * nlevels; k++)
         dims_ml[k] = 0;
-    assert_ok(smp_dims_ml(ndims, w, nlevels, sizes, dims_ml, cost, &err), err);
+    assert_ok(smp_dims_ml(ndims, w, NULL, nlevels, sizes, dims_ml, cost, &err), err);
+    assert_ok(smp_dims_ml(ndims, w, periodic, nlevels, sizes, again, NULL, &err), err);
+    for (int k = 0; k < ndims * nlevels; k++)
+        if (again[k] != dims_ml[k])
+            fail_msg("dims_ml[%d]: %lld open, %lld periodic", k, (long long)dims_ml[k],
+                     (long long)again[k]);
 }
 
 static void expect_ml3(const int64_t *dims_ml, const ml3 *want, const char *what)
@@ -70,7 +79,7 @@ static void test_slide2_grid_aware(void **state)
     double g[2] = {1800, 580}, w[2], cost;
     assert_ok(smp_dims_weights(2, g, NULL, NULL, w, &err), err);
     int64_t dims[2] = {0, 0}, mpi[2];
-    assert_ok(smp_dims_weighted(12, 2, w, dims, &cost, &err), err);
+    assert_ok(smp_dims_weighted(12, 2, w, NULL, dims, &cost, &err), err);
     assert_int_equal(dims[0], 6);
     assert_int_equal(dims[1], 2);
     assert_true(fabs(cost / 12 - 1180.0) < 1e-9);
@@ -263,7 +272,7 @@ static void test_optimal_against_brute_force(void **state)
             w[i] = (double)tu_range(&rng, 0, 50) / 7.0;
         int64_t dims[4] = {0, 0, 0, 0}, cur[4];
         double cost, best = INFINITY;
-        assert_ok(smp_dims_weighted(p, n, w, dims, &cost, &err), err);
+        assert_ok(smp_dims_weighted(p, n, w, NULL, dims, &cost, &err), err);
         brute(p, 0, n, w, cur, 0.0, &best);
         int64_t prod = 1;
         double sum = 0;
@@ -287,7 +296,7 @@ static void test_equal_weights_smallest_sum(void **state)
         for (int64_t p = 1; p <= 1500; p++) {
             int64_t dims[4] = {0, 0, 0, 0}, cur[4];
             double cost, best = INFINITY, ones[4] = {1, 1, 1, 1};
-            assert_ok(smp_dims_weighted(p, n, NULL, dims, &cost, &err), err);
+            assert_ok(smp_dims_weighted(p, n, NULL, NULL, dims, &cost, &err), err);
             brute(p, 0, n, ones, cur, 0.0, &best);
             assert_true(fabs(cost - best) < 1e-9);
             for (int i = 1; i < n; i++)
@@ -316,7 +325,7 @@ static void test_equal_weights_as_mpich(void **state)
     smp_error err;
     for (size_t k = 0; k < sizeof(mpich) / sizeof(mpich[0]); k++) {
         int64_t dims[4] = {0, 0, 0, 0};
-        assert_ok(smp_dims_weighted(mpich[k].p, mpich[k].n, NULL, dims, NULL, &err), err);
+        assert_ok(smp_dims_weighted(mpich[k].p, mpich[k].n, NULL, NULL, dims, NULL, &err), err);
         for (int i = 0; i < mpich[k].n; i++)
             if (dims[i] != mpich[k].want[i])
                 fail_msg("%lld into %d: dims[%d] = %lld, MPICH %lld", (long long)mpich[k].p,
@@ -330,19 +339,19 @@ static void test_fixed_entries(void **state)
     smp_error err;
     int64_t dims[3] = {0, 3, 0};
     double cost;
-    assert_ok(smp_dims_weighted(24, 3, NULL, dims, &cost, &err), err);
+    assert_ok(smp_dims_weighted(24, 3, NULL, NULL, dims, &cost, &err), err);
     assert_true(dims[0] == 4 && dims[1] == 3 && dims[2] == 2 && cost == 9);
     /* a weight still applies to a fixed entry's cost */
     double w[3] = {1, 10, 1};
     int64_t d2[3] = {0, 3, 0};
-    assert_ok(smp_dims_weighted(24, 3, w, d2, &cost, &err), err);
+    assert_ok(smp_dims_weighted(24, 3, w, NULL, d2, &cost, &err), err);
     assert_true(d2[1] == 3 && cost == 4 + 30 + 2);
     int64_t all[2] = {4, 6};
-    assert_ok(smp_dims_weighted(24, 2, NULL, all, &cost, &err), err);
+    assert_ok(smp_dims_weighted(24, 2, NULL, NULL, all, &cost, &err), err);
     assert_true(all[0] == 4 && all[1] == 6 && cost == 10);
     /* fixed levels in dims_ml stay */
     int64_t sizes[2] = {8, 24}, ml[6] = {0, 0, 0, 0, 8, 0};
-    assert_ok(smp_dims_ml(3, NULL, 2, sizes, ml, NULL, &err), err);
+    assert_ok(smp_dims_ml(3, NULL, NULL, 2, sizes, ml, NULL, &err), err);
     assert_int_equal(ml[4], 8);
     assert_true(ml[0] * ml[2] * ml[4] == 8 && ml[1] * ml[3] * ml[5] == 24);
 }
@@ -353,26 +362,26 @@ static void test_refusals(void **state)
     smp_error err;
     int64_t d[3] = {0, 5, 0}, neg[2] = {-1, 0}, fixed[2] = {4, 4};
     double w[3] = {1, -2, 1}, inf[3] = {1, INFINITY, 1};
-    assert_err(smp_dims_weighted(24, 3, NULL, d, NULL, &err), SMP_ERR_INPUT, err, "dims[1]");
-    assert_err(smp_dims_weighted(24, 2, NULL, neg, NULL, &err), SMP_ERR_INPUT, err, "dims[0]");
-    assert_err(smp_dims_weighted(24, 2, NULL, fixed, NULL, &err), SMP_ERR_INPUT, err, "dims");
+    assert_err(smp_dims_weighted(24, 3, NULL, NULL, d, NULL, &err), SMP_ERR_INPUT, err, "dims[1]");
+    assert_err(smp_dims_weighted(24, 2, NULL, NULL, neg, NULL, &err), SMP_ERR_INPUT, err, "dims[0]");
+    assert_err(smp_dims_weighted(24, 2, NULL, NULL, fixed, NULL, &err), SMP_ERR_INPUT, err, "dims");
     int64_t z[3] = {0, 0, 0};
-    assert_err(smp_dims_weighted(24, 3, w, z, NULL, &err), SMP_ERR_INPUT, err, "w[1]");
-    assert_err(smp_dims_weighted(24, 3, inf, z, NULL, &err), SMP_ERR_INPUT, err, "w[1]");
-    assert_err(smp_dims_weighted(0, 3, NULL, z, NULL, &err), SMP_ERR_INPUT, err, "nprocs");
-    assert_err(smp_dims_weighted(SMP_MAX_RANKS + 1, 3, NULL, z, NULL, &err), SMP_ERR_INPUT, err,
+    assert_err(smp_dims_weighted(24, 3, w, NULL, z, NULL, &err), SMP_ERR_INPUT, err, "w[1]");
+    assert_err(smp_dims_weighted(24, 3, inf, NULL, z, NULL, &err), SMP_ERR_INPUT, err, "w[1]");
+    assert_err(smp_dims_weighted(0, 3, NULL, NULL, z, NULL, &err), SMP_ERR_INPUT, err, "nprocs");
+    assert_err(smp_dims_weighted(SMP_MAX_RANKS + 1, 3, NULL, NULL, z, NULL, &err), SMP_ERR_INPUT, err,
                "nprocs");
-    assert_err(smp_dims_weighted(24, 0, NULL, z, NULL, &err), SMP_ERR_INPUT, err, "ndims");
-    assert_err(smp_dims_weighted(24, SMP_MAX_DIMS + 1, NULL, z, NULL, &err), SMP_ERR_INPUT, err,
+    assert_err(smp_dims_weighted(24, 0, NULL, NULL, z, NULL, &err), SMP_ERR_INPUT, err, "ndims");
+    assert_err(smp_dims_weighted(24, SMP_MAX_DIMS + 1, NULL, NULL, z, NULL, &err), SMP_ERR_INPUT, err,
                "ndims");
     int64_t sizes[2] = {8, 0}, big[3] = {1 << 20, 1 << 20, 4}, ml[6] = {0};
-    assert_err(smp_dims_ml(3, NULL, 2, sizes, ml, NULL, &err), SMP_ERR_INPUT, err, "sizes[1]");
-    assert_err(smp_dims_ml(2, NULL, 3, big, ml, NULL, &err), SMP_ERR_INPUT, err, "sizes[");
-    assert_err(smp_dims_ml(3, NULL, 0, sizes, ml, NULL, &err), SMP_ERR_INPUT, err, "nlevels");
+    assert_err(smp_dims_ml(3, NULL, NULL, 2, sizes, ml, NULL, &err), SMP_ERR_INPUT, err, "sizes[1]");
+    assert_err(smp_dims_ml(2, NULL, NULL, 3, big, ml, NULL, &err), SMP_ERR_INPUT, err, "sizes[");
+    assert_err(smp_dims_ml(3, NULL, NULL, 0, sizes, ml, NULL, &err), SMP_ERR_INPUT, err, "nlevels");
     int64_t s2[2] = {8, 24}, bad[6] = {0, 5, 0, 0, 0, 0};
-    assert_err(smp_dims_ml(3, NULL, 2, s2, bad, NULL, &err), SMP_ERR_INPUT, err, "level 1");
+    assert_err(smp_dims_ml(3, NULL, NULL, 2, s2, bad, NULL, &err), SMP_ERR_INPUT, err, "level 1");
     /* NULL err is allowed */
-    assert_int_equal(smp_dims_ml(3, NULL, 2, s2, bad, NULL, NULL), SMP_ERR_INPUT);
+    assert_int_equal(smp_dims_ml(3, NULL, NULL, 2, s2, bad, NULL, NULL), SMP_ERR_INPUT);
 }
 
 /* the largest divisor counts below 2^31 into every free dim finish within
@@ -388,7 +397,7 @@ static void test_large_counts(void **state)
         double w[SMP_MAX_DIMS], cost;
         for (int i = 0; i < n; i++)
             w[i] = 1.0 + i;
-        assert_ok(smp_dims_weighted(p, n, w, dims, &cost, &err), err);
+        assert_ok(smp_dims_weighted(p, n, w, NULL, dims, &cost, &err), err);
         int64_t prod = 1;
         for (int i = 0; i < n; i++)
             prod *= dims[i];
@@ -398,7 +407,7 @@ static void test_large_counts(void **state)
             assert_true(dims[i] <= dims[i - 1]);
     }
     int64_t dims[8] = {0};
-    assert_ok(smp_dims_weighted(SMP_MAX_RANKS, 8, NULL, dims, NULL, &err), err);
+    assert_ok(smp_dims_weighted(SMP_MAX_RANKS, 8, NULL, NULL, dims, NULL, &err), err);
     assert_int_equal(dims[0], SMP_MAX_RANKS); /* 2^31 - 1 is prime */
     /* weights of every scale, and zero weights (which the bound cannot cut:
      * the zero-weight dims take every process, the others 1) */
@@ -408,7 +417,7 @@ static void test_large_counts(void **state)
         int64_t d[8] = {0}, prod = 1;
         for (int i = 0; i < 8; i++)
             w[i] = scales[k] * (1.0 + i);
-        assert_ok(smp_dims_weighted(p, 8, w, d, NULL, &err), err);
+        assert_ok(smp_dims_weighted(p, 8, w, NULL, d, NULL, &err), err);
         for (int i = 0; i < 8; i++)
             prod *= d[i];
         assert_int_equal(prod, p);
@@ -416,12 +425,12 @@ static void test_large_counts(void **state)
     double half[8] = {1, 0, 1, 0, 1, 0, 1, 0}, zero[8] = {0};
     int64_t d[8] = {0}, z[8] = {0}, mpi[4] = {0};
     double cost;
-    assert_ok(smp_dims_weighted(p, 8, half, d, &cost, &err), err);
-    assert_ok(smp_dims_weighted(p, 4, NULL, mpi, NULL, &err), err);
+    assert_ok(smp_dims_weighted(p, 8, half, NULL, d, &cost, &err), err);
+    assert_ok(smp_dims_weighted(p, 4, NULL, NULL, mpi, NULL, &err), err);
     assert_true(cost == 4.0);
     for (int i = 0; i < 8; i++)
         assert_int_equal(d[i], i % 2 ? mpi[i / 2] : 1);
-    assert_ok(smp_dims_weighted(p, 8, zero, z, &cost, &err), err);
+    assert_ok(smp_dims_weighted(p, 8, zero, NULL, z, &cost, &err), err);
     assert_true(cost == 0.0 && z[0] >= z[7]);
 }
 
@@ -470,6 +479,75 @@ static void test_spec_weighted(void **state)
     assert_ok(smp_spec_resolve(&spec, 16, &err), err);
     assert_true(spec.grid.dims[0] == 2 && spec.grid.dims[1] == 8);
     smp_spec_free(&spec);
+}
+
+/* The cut between nodes of a grid n[i] * p[i] (n nodes, p processes each
+ * per axis) laid out in node blocks, as the placement core scores it: the
+ * +-1 stencil weighted by the face a process exchanges across each axis,
+ * w[i] * dims[i] (seed 003: w[i] = 2 G / g[i]). */
+static double node_cut(const int64_t *n, const int64_t *p, const double *w, const bool *periods)
+{
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t d[3];
+    int32_t off[18] = {0};
+    double sw[6];
+    for (int i = 0; i < 3; i++) {
+        d[i] = n[i] * p[i];
+        off[2 * i * 3 + i] = 1;
+        off[(2 * i + 1) * 3 + i] = -1;
+        sw[2 * i] = sw[2 * i + 1] = w[i] * (double)d[i];
+    }
+    assert_ok(smp_grid_init(&g, 3, d, periods, &err), err);
+    assert_ok(smp_stencil_init(&st, 3, 6, off, sw, "stencil", &err), err);
+    int32_t *node = malloc(sizeof(int32_t) * (size_t)g.size);
+    assert_non_null(node);
+    for (int64_t r = 0; r < g.size; r++) { /* row-major coords, then the node's */
+        int64_t rest = r, c[3];
+        for (int i = 2; i >= 0; i--)
+            c[i] = rest % d[i], rest /= d[i];
+        node[r] = (int32_t)((c[0] / p[0] * n[1] + c[1] / p[1]) * n[2] + c[2] / p[2]);
+    }
+    smp_score sc;
+    assert_ok(smp_score_compute(&g, &st, node, (int32_t)(n[0] * n[1] * n[2]), &sc, &err), err);
+    free(node);
+    smp_stencil_free(&st);
+    return sc.w_sum;
+}
+
+/* Seed 003's halo bench, base ratio 4:2:1 on 4 nodes of 8, periodic:
+ * weights 1:2:4, and 4x1x1 and 2x2x1 nodes tie in sum(n[i] * w[i]) (10).
+ * The seed's rule took 2x2x1, which cuts more between nodes (issue 39's
+ * 0.63x): the periodic tie goes to 4x1x1, whose cut the placement core
+ * scores lower; open axes keep the seed's choice (the same cut there). */
+static void test_periodic_tie(void **state)
+{
+    (void)state;
+    smp_error err;
+    double w[3] = {1, 2, 4}, cost_p, cost_o;
+    bool periodic[3] = {true, true, true}, open[3] = {false, false, false};
+    int64_t dp[3] = {0, 0, 0}, dopen[3] = {0, 0, 0};
+    assert_ok(smp_dims_weighted(4, 3, w, periodic, dp, &cost_p, &err), err);
+    assert_ok(smp_dims_weighted(4, 3, w, NULL, dopen, &cost_o, &err), err);
+    assert_true(dp[0] == 4 && dp[1] == 1 && dp[2] == 1);
+    assert_true(dopen[0] == 2 && dopen[1] == 2 && dopen[2] == 1);
+    assert_true(cost_p == 10 && cost_o == 10); /* a tie */
+    int64_t p8[3] = {2, 2, 2};
+    double cut_p = node_cut(dp, p8, w, periodic), cut_o = node_cut(dopen, p8, w, periodic);
+    if (!(cut_p < cut_o))
+        fail_msg("periodic: 4x1x1 cuts %g between nodes, 2x2x1 %g", cut_p, cut_o);
+    assert_true(node_cut(dp, p8, w, open) == node_cut(dopen, p8, w, open));
+    /* level by level, as MPIX_Cart_weighted_create asks on equal nodes */
+    int64_t sizes[2] = {4, 8}, ml[6] = {0}, mo[6] = {0};
+    assert_ok(smp_dims_ml(3, w, periodic, 2, sizes, ml, NULL, &err), err);
+    assert_ok(smp_dims_ml(3, w, open, 2, sizes, mo, NULL, &err), err);
+    assert_true(ml[0] == 4 && ml[2] == 1 && ml[4] == 1);
+    assert_true(mo[0] == 2 && mo[2] == 2 && mo[4] == 1);
+    /* a fixed entry is no candidate: the free ones still tie-break */
+    int64_t fx[3] = {0, 0, 1};
+    assert_ok(smp_dims_weighted(4, 3, w, periodic, fx, NULL, &err), err);
+    assert_true(fx[0] == 4 && fx[1] == 1 && fx[2] == 1);
 }
 
 static void test_spec_weighted_refusals(void **state)
@@ -525,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_large_counts),
         cmocka_unit_test(test_spec_weighted),
         cmocka_unit_test(test_spec_weighted_refusals),
+        cmocka_unit_test(test_periodic_tie),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,17 +5,22 @@
  * Many stencil codes describe their halo neighbours as a graph rather
  * than a Cartesian communicator; when that graph is a stencil on a grid
  * in the communicator's rank order (graph_stencil.c finds it), it is
- * planned exactly as MPI_Cart_create's grid would be, the plan kept only
- * when it beats the current order, and the graph communicator is created
- * on the reordered communicator with every neighbour list translated to
- * the new ranks: each process keeps its neighbours as processes (and
- * their weights, list positions and info), only rank numbers change, as
- * reorder=1 allows.  Everything else goes to MPI as given: reorder=0,
- * STENCIL_MAP_REORDER=0, a graph that is not a stencil, unequal weights,
- * arguments MPI would refuse, fewer graph nodes than processes.  Every
- * decision is taken on data every process holds (MPI_Graph_create's
- * arguments, the allgathered lists of the distributed graph, one
- * allreduce for what only one process knows), so all take the same path.
+ * planned exactly as MPI_Cart_create's grid would be and the plan kept
+ * only when it beats the current order.  As with MPI_Cart_create, the
+ * graph stays the one the application gave, in rank numbers, and the
+ * processes are renumbered: the process that gets new rank r sits where
+ * the plan put grid position r and holds vertex r's neighbours (for
+ * MPI_Graph_create the arrays as given; for the distributed graph the
+ * lists, weights included, that old rank r passed, sent to it).  Only
+ * then do the graph's edges between nodes become the planned ones; a
+ * program that takes its role from its rank in the new communicator, as
+ * reorder=1 requires of it, sees the graph it described.  Everything else
+ * goes to MPI as given: reorder=0, STENCIL_MAP_REORDER=0, a graph that is
+ * not a stencil, unequal weights, arguments MPI would refuse, fewer graph
+ * nodes than processes.  Every decision is taken on data every process
+ * holds (MPI_Graph_create's arguments, the allgathered destinations of the
+ * distributed graph, an allreduce for what only one process knows), so all
+ * take the same path.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -92,91 +97,48 @@ static int skip(MPI_Comm old, int reorder, const void *out)
 
 /* ---------------------------------------------- MPI_Graph_create ----- */
 
-/* index[] as gs_find's start[], translated lists in ni/ne once reordered */
-typedef struct {
-    int *start, *inv, *ni, *ne;
-} graph_bufs;
-
-static void graph_bufs_free(graph_bufs *b)
-{
-    free(b->start);
-    free(b->inv);
-    free(b->ni);
-    free(b->ne);
-}
-
-/* the same graph of processes, numbered by newrank */
-static void translate_graph(int n, const int *edges, const int *newrank, graph_bufs *b)
-{
-    int at = 0;
-    for (int r = 0; r < n; r++)
-        b->inv[newrank[r]] = r;
-    for (int i = 0; i < n; i++) {
-        int o = b->inv[i];
-        for (int e = b->start[o]; e < b->start[o + 1]; e++)
-            b->ne[at++] = newrank[edges[e]];
-        b->ni[i] = at;
-    }
-}
-
 int MPI_Graph_create(MPI_Comm old, int nnodes, const int index[], const int edges[], int reorder,
                      MPI_Comm *graph)
 {
-    int size = 0, found = 0, *newrank = NULL;
+    int size = 0, found = -1, *newrank = NULL, *start = NULL, how = GR_PASS, rc;
     gs_found *f = NULL;
-    graph_bufs b = {NULL, NULL, NULL, NULL};
     MPI_Comm split;
     if (skip(old, reorder, graph) || MPI_Comm_size(old, &size) != MPI_SUCCESS || nnodes != size ||
-        !index || !edges || index[nnodes - 1] < 0)
+        !index || !edges)
         return PMPI_Graph_create(old, nnodes, index, edges, reorder, graph);
     f = malloc(sizeof(*f));
-    b.start = malloc(sizeof(int) * (size_t)(size + 1));
-    b.inv = malloc(sizeof(int) * (size_t)size);
-    b.ni = malloc(sizeof(int) * (size_t)size);
-    b.ne = malloc(sizeof(int) * ((size_t)index[size - 1] + 1));
-    if (f && b.start && b.inv && b.ni && b.ne) {
-        b.start[0] = 0;
+    start = malloc(sizeof(int) * ((size_t)size + 1));
+    if (f && start) {
+        start[0] = 0;
         for (int r = 0; r < size; r++)
-            b.start[r + 1] = index[r];
-        found = gs_find(size, b.start, edges, f);
-    } else
-        found = -1;
+            start[r + 1] = index[r];
+        found = gs_find(size, start, edges, f);
+    }
     /* the same arguments everywhere: only memory can make a process differ */
     MPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_MIN, old);
-    int how = GR_PASS;
     if (found == 1)
         how = reorder_for(old, "MPI_Graph_create", f, &split, &newrank);
     else
         say(old, "MPI_Graph_create",
             found ? "not examined (out of memory), passed to MPI as given"
                   : "not a stencil on a Cartesian grid, passed to MPI as given");
-    int rc;
-    if (how == GR_SPLIT) {
-        translate_graph(size, edges, newrank, &b);
-        rc = PMPI_Graph_create(split, size, b.ni, b.ne, 0, graph);
+    if (how == GR_SPLIT) { /* the graph as given, on the renumbered processes */
+        rc = PMPI_Graph_create(split, size, index, edges, 0, graph);
         MPI_Comm_free(&split);
     } else
         rc = PMPI_Graph_create(old, nnodes, index, edges, how == GR_KEEP ? 0 : reorder, graph);
     free(newrank);
     free(f);
-    graph_bufs_free(&b);
+    free(start);
     return rc;
 }
 
 /* ------------------------------------- MPI_Dist_graph_create_adjacent --- */
 
-/* the lists every process gave, gathered; tsrc/tdst: its own translated */
+/* the destinations every process gave, gathered */
 typedef struct {
-    int *start, *nbrs, *tsrc, *tdst;
+    int *start, *nbrs;
 } dist_bufs;
-
-static void dist_bufs_free(dist_bufs *b)
-{
-    free(b->start);
-    free(b->nbrs);
-    free(b->tsrc);
-    free(b->tdst);
-}
 
 /* this process's arguments fit [0, size) and its weights' range */
 static int local_ok(int size, int deg, const int *list, const int *w, int *minw, int *maxw)
@@ -192,6 +154,62 @@ static int local_ok(int size, int deg, const int *list, const int *w, int *minw,
         }
     }
     return 1;
+}
+
+/* a vertex's lists in one buffer: indeg, outdeg, sources, their weights,
+ * destinations, their weights (1 where unweighted) */
+static int *pack(int indeg, const int *src, const int *sw, int outdeg, const int *dst,
+                 const int *dw, int *len)
+{
+    *len = 2 + 2 * (indeg + outdeg);
+    int *p = malloc(sizeof(int) * (size_t)*len), *at = p + 2;
+    if (!p)
+        return NULL;
+    p[0] = indeg;
+    p[1] = outdeg;
+    for (int i = 0; i < indeg; i++, at++)
+        at[0] = src[i], at[indeg] = sw == MPI_UNWEIGHTED || sw == MPI_WEIGHTS_EMPTY ? 1 : sw[i];
+    at += indeg;
+    for (int i = 0; i < outdeg; i++, at++)
+        at[0] = dst[i], at[outdeg] = dw == MPI_UNWEIGHTED || dw == MPI_WEIGHTS_EMPTY ? 1 : dw[i];
+    return p;
+}
+
+/* vertex v's lists to the process whose new rank is v: each sends its own
+ * (old rank o's) to the process renumbered o and receives old rank
+ * newrank[me]'s into *got.  1 when every process has them.  Collective. */
+static int swap_lists(MPI_Comm old, const int *newrank, const int *mine, int len, int **got)
+{
+    int me, size, to = 0, glen = 0, ok;
+    MPI_Comm_rank(old, &me);
+    MPI_Comm_size(old, &size);
+    for (int r = 0; r < size; r++)
+        if (newrank[r] == me)
+            to = r;
+    MPI_Sendrecv(&len, 1, MPI_INT, to, 71, &glen, 1, MPI_INT, newrank[me], 71, old, MPI_STATUS_IGNORE);
+    *got = malloc(sizeof(int) * ((size_t)glen + 1));
+    ok = *got != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, old);
+    return ok && MPI_Sendrecv(mine, len, MPI_INT, to, 72, *got, glen, MPI_INT, newrank[me], 72, old,
+                              MPI_STATUS_IGNORE) == MPI_SUCCESS;
+}
+
+/* the graph as given, vertex r on the process renumbered r */
+static int create_on(MPI_Comm old, MPI_Comm split, const int *newrank, const int *mine, int len,
+                     const int *sw, const int *dw, MPI_Info info, MPI_Comm *graph)
+{
+    int *got = NULL, rc;
+    if (!swap_lists(old, newrank, mine, len, &got)) {
+        free(got);
+        say(old, "MPI_Dist_graph_create_adjacent", "not reordered: out of memory, MPI's own order");
+        return -1;
+    }
+    int in = got[0], out = got[1], *s = got + 2, *d = got + 2 + 2 * in;
+    rc = PMPI_Dist_graph_create_adjacent(split, in, s, sw == MPI_UNWEIGHTED ? MPI_UNWEIGHTED : s + in,
+                                         out, d, dw == MPI_UNWEIGHTED ? MPI_UNWEIGHTED : d + out,
+                                         info, 0, graph);
+    free(got);
+    return rc;
 }
 
 /* every process's destinations at every process (start[], nbrs[]) and
@@ -235,8 +253,8 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm old, int indeg, const int src[], con
 {
     const char *call = "MPI_Dist_graph_create_adjacent", *why = NULL;
     int size = 0, *newrank = NULL, w[2] = {INT_MIN, -INT_MAX}; /* max, -min */
-    int minw = INT_MAX, maxw = INT_MIN, how = GR_PASS, rc;
-    dist_bufs b = {NULL, NULL, NULL, NULL};
+    int minw = INT_MAX, maxw = INT_MIN, how = GR_PASS, rc = -1, len = 0, *mine = NULL;
+    dist_bufs b = {NULL, NULL};
     gs_found *f = NULL;
     MPI_Comm split;
     if (skip(old, reorder, graph) || MPI_Comm_size(old, &size) != MPI_SUCCESS)
@@ -244,29 +262,27 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm old, int indeg, const int src[], con
     int ok = local_ok(size, indeg, src, sw, &minw, &maxw) && local_ok(size, outdeg, dst, dw, &minw, &maxw);
     f = malloc(sizeof(*f));
     b.start = malloc(sizeof(int) * ((size_t)size + 1));
-    b.tsrc = ok ? malloc(sizeof(int) * ((size_t)indeg + 1)) : NULL;
-    b.tdst = ok ? malloc(sizeof(int) * ((size_t)outdeg + 1)) : NULL;
+    mine = ok ? pack(indeg, src, sw, outdeg, dst, dw, &len) : NULL;
     w[0] = maxw;
     w[1] = -minw;
     MPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_INT, MPI_MAX, old);
     if (w[0] > -w[1])
         why = "weights not all equal, passed to MPI as given";
-    else if (dist_find(old, size, ok && f && b.tsrc && b.tdst, outdeg, dst, &b, f, &why) == 1)
+    else if (dist_find(old, size, ok && f && mine, outdeg, dst, &b, f, &why) == 1)
         how = reorder_for(old, call, f, &split, &newrank);
     if (why)
         say(old, call, why);
     if (how == GR_SPLIT) {
-        for (int i = 0; i < indeg; i++)
-            b.tsrc[i] = newrank[src[i]];
-        for (int i = 0; i < outdeg; i++)
-            b.tdst[i] = newrank[dst[i]];
-        rc = PMPI_Dist_graph_create_adjacent(split, indeg, b.tsrc, sw, outdeg, b.tdst, dw, info, 0, graph);
+        rc = create_on(old, split, newrank, mine, len, sw, dw, info, graph);
         MPI_Comm_free(&split);
-    } else
+    }
+    if (rc == -1) /* not reordered: MPI as asked, or with reorder=0 for a placed grid */
         rc = PMPI_Dist_graph_create_adjacent(old, indeg, src, sw, outdeg, dst, dw, info,
                                              how == GR_KEEP ? 0 : reorder, graph);
     free(newrank);
     free(f);
-    dist_bufs_free(&b);
+    free(mine);
+    free(b.start);
+    free(b.nbrs);
     return rc;
 }

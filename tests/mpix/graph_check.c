@@ -12,12 +12,16 @@
  * order (a 5-point stencil in 2-D, 7-point in 3-D), unweighted; graph:
  * MPI_Graph_create of the same graph; weighted: dist with weights that
  * differ (left to MPI by the library); other: a graph that is no stencil
- * (r to r+1 and to 3r+2 mod n).  Checks, "ok ..." on rank 0 or "FAIL ..."
- * with exit 1: MPI_Topo_test; every process's neighbours, translated back
- * to MPI_COMM_WORLD, are the processes it named, in its order; a
- * neighbour allgather of world ranks over the new communicator delivers
- * them.  Then "moved N of M" (ranks whose number changed) and, for other
- * and weighted, that none did.
+ * (r to r+1 and to 3r+2 mod n).  Reordering keeps the graph as given in
+ * rank numbers and renumbers the processes, so the process of rank v in
+ * the new communicator plays vertex v.  Checks, "ok ..." on rank 0 or
+ * "FAIL ..." with exit 1: MPI_Topo_test; every process's neighbours in the
+ * new communicator are vertex v's as the program described them, in that
+ * order; a neighbour allgather of ranks over it delivers them.  Then
+ * "moved N of M" (processes whose rank changed) and, for other and
+ * weighted, that none did; and "observed J_sum S J_max M": the
+ * directed edges to distinct out-neighbours of another processor name,
+ * counted on the new communicator (S), and the most a node sends (M).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -75,38 +79,67 @@ static int neighbours(int r, int nd, const int *dims, const int *per, int *out)
     return n;
 }
 
-/* the sources: every q that names r, in q's order */
-static int sources(int nd, const int *dims, const int *per, int *in)
+/* the sources of vertex v: every q that names v, in q's order */
+static int sources(int v, int nd, const int *dims, const int *per, int *in)
 {
     int n = 0, out[2 * MAXD];
     for (int q = 0; q < size; q++) {
         int m = neighbours(q, nd, dims, per, out);
         for (int i = 0; i < m; i++)
-            if (out[i] == rank)
+            if (out[i] == v)
                 in[n++] = q;
     }
     return n;
 }
 
-/* g's ranks in list, as MPI_COMM_WORLD's, equal want */
-static int same_processes(MPI_Comm g, int n, const int *list, const int *want)
+static int same_list(int n, const int *got, const int *want)
 {
-    MPI_Group gg, wg;
-    int w[4 * MAXD + 4], ok = 1;
-    MPI_Comm_group(g, &gg);
-    MPI_Comm_group(MPI_COMM_WORLD, &wg);
-    MPI_Group_translate_ranks(gg, n, list, wg, w);
+    int ok = 1;
     for (int i = 0; i < n; i++)
-        ok &= w[i] == want[i];
-    MPI_Group_free(&gg);
-    MPI_Group_free(&wg);
+        ok &= got[i] == want[i];
     return ok;
 }
 
-static void check_graph(MPI_Comm g, const char *mode, int nin, const int *in, int nout,
-                        const int *out)
+/* the observed inter-node edges of g's out-neighbours d[0..n), on g's rank 0 */
+static void edges(MPI_Comm g, int n, const int *d)
+{
+    int me, gsize, len, cut = 0;
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    MPI_Comm_rank(g, &me);
+    MPI_Comm_size(g, &gsize);
+    MPI_Get_processor_name(name, &len);
+    char *all = malloc((size_t)gsize * MPI_MAX_PROCESSOR_NAME);
+    int *cuts = malloc(sizeof(int) * (size_t)gsize);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, g);
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= d[j] == d[i];
+        if (!seen && strcmp(all + (size_t)d[i] * MPI_MAX_PROCESSOR_NAME, name))
+            cut++;
+    }
+    MPI_Gather(&cut, 1, MPI_INT, cuts, 1, MPI_INT, 0, g);
+    if (me == 0) {
+        long sum = 0, max = 0;
+        for (int r = 0; r < gsize; r++) {
+            long node = 0;
+            for (int q = 0; q < gsize; q++)
+                if (!strcmp(all + (size_t)q * MPI_MAX_PROCESSOR_NAME, all + (size_t)r * MPI_MAX_PROCESSOR_NAME))
+                    node += cuts[q];
+            sum += cuts[r];
+            max = node > max ? node : max;
+        }
+        printf("observed J_sum %ld J_max %ld\n", sum, max);
+    }
+    free(all);
+    free(cuts);
+}
+
+/* the process of rank me in g plays vertex me of the described graph */
+static void check_graph(MPI_Comm g, const char *mode, int nd, const int *dims, const int *per)
 {
     int st = MPI_UNDEFINED, me = -1, s[4 * MAXD + 4], d[4 * MAXD + 4], got[4 * MAXD + 4];
+    int in[4 * MAXD + 4], out[2 * MAXD], nin, nout;
     int ok = g != MPI_COMM_NULL, dist = strcmp(mode, "graph") != 0, moved = 0, cnt = -1, cin, cout, w;
     check(ok, "the communicator was created");
     if (!ok)
@@ -114,26 +147,27 @@ static void check_graph(MPI_Comm g, const char *mode, int nin, const int *in, in
     MPI_Topo_test(g, &st);
     check(st == (dist ? MPI_DIST_GRAPH : MPI_GRAPH), "MPI_Topo_test");
     MPI_Comm_rank(g, &me);
+    nout = neighbours(me, nd, dims, per, out);
+    nin = dist ? sources(me, nd, dims, per, in) : nout;
+    if (!dist)
+        memcpy(in, out, sizeof(int) * (size_t)nout); /* a Graph_create graph receives from its neighbours */
     if (dist) {
         MPI_Dist_graph_neighbors_count(g, &cin, &cout, &w);
         ok = cin == nin && cout == nout;
         if (ok)
             MPI_Dist_graph_neighbors(g, cin, s, unweighted, cout, d, unweighted);
-        ok = ok && same_processes(g, nin, s, in) && same_processes(g, nout, d, out);
+        ok = ok && same_list(nin, s, in) && same_list(nout, d, out);
     } else {
         MPI_Graph_neighbors_count(g, me, &cnt);
         ok = cnt == nout;
         if (ok)
             MPI_Graph_neighbors(g, me, cnt, d);
-        ok = ok && same_processes(g, nout, d, out);
-        nin = nout, in = out; /* a Graph_create graph receives from its neighbours */
+        ok = ok && same_list(nout, d, out);
     }
-    check(ok, "each process has the neighbours it named, as processes, in its order");
-    MPI_Neighbor_allgather(&rank, 1, MPI_INT, got, 1, MPI_INT, g);
-    ok = 1;
-    for (int i = 0; i < nin; i++)
-        ok &= got[i] == in[i];
-    check(ok, "a neighbour allgather over it delivers the named processes");
+    check(ok, "each process has its vertex's neighbours, as described, in that order");
+    edges(g, ok ? nout : 0, d);
+    MPI_Neighbor_allgather(&me, 1, MPI_INT, got, 1, MPI_INT, g);
+    check(same_list(nin, got, in), "a neighbour allgather over it delivers from those neighbours");
     int m = me != rank;
     MPI_Allreduce(&m, &moved, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
@@ -165,7 +199,7 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
-    int nout = neighbours(rank, nd, dims, per, out), nin = sources(nd, dims, per, in);
+    int nout = neighbours(rank, nd, dims, per, out), nin = sources(rank, nd, dims, per, in);
     for (int i = 0; i < nin; i++)
         sw[i] = 1 + in[i] % 3;
     for (int i = 0; i < nout; i++)
@@ -183,7 +217,7 @@ int main(int argc, char **argv)
     else
         MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nin, in, unweighted, nout, out, unweighted,
                                        MPI_INFO_NULL, 1, &g);
-    check_graph(g, mode, nin, in, nout, out);
+    check_graph(g, mode, nd, dims, per);
     MPI_Finalize();
     return failed;
 }

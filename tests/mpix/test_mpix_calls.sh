@@ -8,8 +8,8 @@
 # node, said on rank 0), reorder=0 is MPI's; seed 003's worked examples
 # through the weighted MPIX_ calls; the preloaded graph calls, under Open
 # MPI and MPICH: a 2-D 5-point and a 3-D 7-point MPI_Dist_graph_create_adjacent
-# and an MPI_Graph_create recognised as stencils and planned, the same
-# processes as neighbours after; a graph that is no stencil and one with
+# and an MPI_Graph_create recognised as stencils and planned, each rank
+# with its vertex's neighbours as described; a graph that is no stencil and one with
 # unequal weights passed through, order unchanged; a Fortran program's
 # MPI_CART_CREATE (mpif.h and `use mpi`, both MPIs) reaches the library;
 # and every MPIX_ call the libraries export has its man page.

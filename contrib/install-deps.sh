@@ -12,6 +12,7 @@ packages=(
     slurm-wlm libslurm-dev munge libpmix-dev
     openmpi-bin libopenmpi-dev
     mpich libmpich-dev          # tests/launchers: MPICH's mpiexec (Hydra) and mpicc.mpich
+    gfortran                    # tests/mpix: mpifort's compiler, for the Fortran MPI_CART_CREATE caller
     python3 util-linux iproute2 procps
     strace clang libclang-rt-14-dev
     librsvg2-bin  # rsvg-convert: the tests render the audit pictures to PNG

@@ -6,7 +6,9 @@
  * that order and MPI_Cart_create without reordering over it: the result is
  * an ordinary Cartesian communicator whose rank r sits on the planned node,
  * and MPI_Cart_coords, MPI_Cart_shift, MPI_Cart_rank and MPI_Topo_test
- * answer for it as for any other. */
+ * answer for it as for any other.  The reorder library's graph calls take
+ * the split communicator alone (smx_comm_reordered) and build their graph
+ * on it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +37,12 @@ static void print_report(const smx_request *rq, const smx_report *rep)
             (long long)rep->identity.j_max, rep->planned ? rep->algorithm : rep->why);
 }
 
-int smx_cart_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *cart, smx_report *rep)
+int smx_comm_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *split, smx_report *rep)
 {
     int rank, size, mykey = 0, rc;
     smx_report own;
     smx_nodes nodes;
-    MPI_Comm split;
-    *cart = MPI_COMM_NULL;
+    *split = MPI_COMM_NULL;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     if (!rep)
@@ -75,7 +76,15 @@ int smx_cart_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *cart, smx
         return -mykey;
     if (rank == 0 && verbose())
         print_report(rq, rep);
-    if ((rc = MPI_Comm_split(comm, 0, mykey, &split)) != MPI_SUCCESS)
+    return MPI_Comm_split(comm, 0, mykey, split);
+}
+
+int smx_cart_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *cart, smx_report *rep)
+{
+    MPI_Comm split;
+    *cart = MPI_COMM_NULL;
+    int rc = smx_comm_reordered(comm, rq, &split, rep);
+    if (rc != MPI_SUCCESS)
         return rc;
     rc = PMPI_Cart_create(split, rq->ndims, rq->dims, rq->periods, 0, cart);
     MPI_Comm_free(&split);

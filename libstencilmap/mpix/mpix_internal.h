@@ -75,6 +75,11 @@ void smx_levels_from_env(const smx_nodes *nodes, smp_levels *lv);
  * of comm's rank r (key[r] == r when comm's order is kept), and rep.
  * Returns an MPI error class. */
 int smx_plan_keys(const smx_request *rq, const smx_nodes *nodes, int *key, smx_report *rep);
+/* The reordering without the topology: nodes, plan at rank 0, the keys
+ * scattered, then MPI_Comm_split of comm in the planned order (a process's
+ * rank in *split is its new rank).  Collective.  rep (may be NULL) is
+ * filled on rank 0 only. */
+int smx_comm_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *split, smx_report *rep);
 /* The whole reordering: nodes, plan at rank 0, the keys scattered, then
  * MPI_Comm_split and PMPI_Cart_create(reorder=0).  Collective.  rep (may
  * be NULL) is filled on rank 0 only. */

@@ -19,42 +19,22 @@
  * application asked.  STENCIL_MAP_VERBOSE: one line on rank 0 with the
  * planned and the identity's J_sum/J_max; STENCIL_MAP_RECORD_DIR: an audit
  * record (reorder_record.c).  MPI_Dist_graph_create_adjacent
- * and MPI_Graph_create are not interposed: their graphs go to MPI as given.
+ * and MPI_Graph_create with reorder=1 are reordered the same way when
+ * their graph is a stencil on a grid (graph_reorder.c); Fortran callers
+ * reach all this through fortran_calls.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../mpix/mpix_internal.h"
+#include "reorder_env.h"
 #include "reorder_record.h"
-
-static int switched_off(void)
-{
-    const char *v = getenv("STENCIL_MAP_REORDER");
-    return v && !strcmp(v, "0");
-}
-
-/* the plugin placed this grid: STENCIL_MAP_DIMS lists the same sides */
-static int placed_by_plugin(int ndims, const int dims[])
-{
-    const char *s = getenv("STENCIL_MAP_DIMS");
-    if (!s)
-        return 0;
-    for (int i = 0; i < ndims; i++) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (end == s || v != dims[i] || (*end != (i + 1 < ndims ? ',' : '\0')))
-            return 0;
-        s = end + (i + 1 < ndims);
-    }
-    return 1;
-}
 
 static void say(MPI_Comm comm, const char *what, int ndims, const int dims[])
 {
-    const char *v = getenv("STENCIL_MAP_VERBOSE");
     int rank;
-    if (!v || !*v || !strcmp(v, "0"))
+    if (!sm_reorder_verbose())
         return;
     MPI_Comm_rank(comm, &rank);
     if (rank != 0)
@@ -69,7 +49,7 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods
                     MPI_Comm *cart)
 {
     int size, inter = 1;
-    if (!reorder || switched_off() || !cart || old == MPI_COMM_NULL ||
+    if (!reorder || sm_reorder_off() || !cart || old == MPI_COMM_NULL ||
         MPI_Comm_test_inter(old, &inter) != MPI_SUCCESS || inter)
         return PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
     MPI_Comm_size(old, &size);
@@ -77,7 +57,7 @@ int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods
                       "MPI_Cart_create", NULL};
     if (smx_check(&rq, size) != MPI_SUCCESS)
         return PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
-    if (placed_by_plugin(ndims, dims)) {
+    if (sm_placed_by_plugin(ndims, dims)) {
         say(old, "order kept (placed by srun --stencil-map, STENCIL_MAP_DIMS)", ndims, dims);
         return PMPI_Cart_create(old, ndims, dims, periods, 0, cart);
     }

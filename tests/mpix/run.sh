@@ -15,7 +15,14 @@
 # same line); a grid the plugin placed (STENCIL_MAP_DIMS) keeps its order;
 # MPIX_Cart_stencil_comm linked into the program does the same under both
 # MPIs; MPIX_Cart_weighted_create and seed 003's tables through the MPIX_
-# calls; unequal nodes (8,8,6,2 CPUs).  Prints "ok NAME" / "FAIL NAME",
+# calls; unequal nodes (8,8,6,2 CPUs); the graph calls
+# (graph_check.c): a stencil described by MPI_Dist_graph_create_adjacent or
+# MPI_Graph_create is reordered, its inter-node edges counted on the new
+# communicator are the planned ones, the process of new rank v holds
+# vertex v's neighbours as described, a graph that is no stencil keeps
+# MPI's order; a Fortran
+# MPI_CART_CREATE (cart_check_f.F90) reaches the library and gets the
+# planned edges.  Prints "ok NAME" / "FAIL NAME",
 # FIGURES lines and "N passed, M failed"; always brings the cluster down.
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-mpix), MINICLUSTER_PORT_BASE
@@ -71,8 +78,12 @@ build() {
         mpicc.mpich -O1 -DWITH_MPIX -I"$PREFIX/include" -o "$WORK/bin/mpix-mpich" "$src" -L"$LIB" $rp \
             -lstencilmap-reorder-mpich &&
         mpicc -O1 -I"$PREFIX/include" -o "$WORK/bin/bench-openmpi" "$HERE/bench_stencil_comm.c" -L"$LIB" $rp \
-            -lstencilmap-mpix ||
-        { echo "run.sh: mpicc (Open MPI) or mpicc.mpich (MPICH) failed"; return 1; }
+            -lstencilmap-mpix &&
+        mpicc -O1 -o "$WORK/bin/graph-openmpi" "$HERE/graph_check.c" &&
+        mpicc.mpich -O1 -o "$WORK/bin/graph-mpich" "$HERE/graph_check.c" &&
+        mpifort.openmpi -O1 -o "$WORK/bin/fortran-openmpi" "$HERE/cart_check_f.F90" &&
+        mpifort.mpich -O1 -DUSE_MPI_MODULE -o "$WORK/bin/fortran-mpich" "$HERE/cart_check_f.F90" ||
+        { echo "run.sh: mpicc/mpifort (Open MPI) or mpicc.mpich/mpifort.mpich (MPICH) failed"; return 1; }
 }
 
 if [ "${MPIX_SKIP_BUILD:-0}" != 1 ]; then
@@ -280,6 +291,83 @@ EOF
     rm -rf "$d"
 }
 
+# t_graph MPI LAYOUT N MODE DIMS PERIODS: graph_check (MODE dist, graph or
+# other) with the preload, then without the library (MPI's own order)
+t_graph() {
+    local mpi=$1 layout=$2 n=$3 mode=$4 dims=$5 periods=$6 d lib
+    d=$(mktemp -d "$WORK/t.XXXXXX")
+    lib=$LIB/libstencilmap-reorder.so
+    [ "$mpi" = mpich ] && lib=$LIB/libstencilmap-reorder-mpich.so
+    local prog="$WORK/bin/graph-$mpi $mode $dims $periods"
+    cat >"$d/job.sh" <<EOF
+set -e
+$MACHINES
+$(launch_line "$mpi" "$layout" "$n" "$prog" LD_PRELOAD="$lib" STENCIL_MAP_VERBOSE=1) >out1 2>err1
+$(launch_line "$mpi" "$layout" "$n" "$prog") >outplain 2>errplain
+EOF
+    in_job "$d" "$n" "$d/job.sh" >"$d/job.out" 2>&1 || { cat "$d/job.out" "$d"/err* "$d"/out*; fail "the job failed"; return 1; }
+    run_ok "$d/out1" && run_ok "$d/outplain" || return 1
+    grep -h '^stencil-map: ' "$d/err1"
+    local ident moved
+    ident=$(observed "$d/outplain")
+    moved=$(sed -n 's/^moved \([0-9]*\) of .*/\1/p' "$d/out1")
+    if [ "$mode" = other ]; then
+        grep -q '^stencil-map: MPI_Dist_graph_create_adjacent: not a stencil' "$d/err1" &&
+            [ "$moved" = 0 ] && [ "$(observed "$d/out1")" = "$ident" ] ||
+            { fail "a graph that is no stencil: moved $moved, observed $(observed "$d/out1") vs $ident"; return 1; }
+        echo "FIGURES graph $mpi $layout n=$n other: passed to MPI, order unchanged, J_sum J_max $ident"
+        rm -rf "$d"
+        return 0
+    fi
+    local v state plan pident obs ps pm is im
+    v=$(verbose "$d/err1")
+    [ -n "$v" ] || { cat "$d/err1"; fail "no verbose line from the library on rank 0"; return 1; }
+    IFS='|' read -r state plan pident <<<"$v"
+    obs=$(observed "$d/out1")
+    [ "$obs" = "$plan" ] || { fail "observed $obs on the new communicator, the library planned $plan"; return 1; }
+    [ "$pident" = "$ident" ] || { fail "the library's identity $pident, MPI's own order observed $ident"; return 1; }
+    read -r ps pm <<<"$plan"
+    read -r is im <<<"$ident"
+    [ "$pm" -le "$im" ] || { fail "planned J_max $pm above the identity's $im"; return 1; }
+    if [ "$layout" = cyclic ]; then
+        [ "$state" = reordered ] && [ "$ps" -lt "$is" ] && [ "$moved" -gt 0 ] ||
+            { fail "round-robin: not reordered ($state, $ps vs $is, moved $moved)"; return 1; }
+    fi
+    echo "FIGURES graph $mpi $layout n=$n $mode dims $dims periods $periods: with the library J_sum $ps J_max $pm ($state, $moved ranks renumbered); MPI's own order J_sum $is J_max $im"
+    rm -rf "$d"
+}
+
+# t_fortran MPI LAYOUT N D1 D2: the Fortran MPI_CART_CREATE with the
+# preload (Open MPI: mpif.h, MPICH: use mpi); its J_sum is the planned one
+t_fortran() {
+    local mpi=$1 layout=$2 n=$3 d1=$4 d2=$5 d lib
+    d=$(mktemp -d "$WORK/t.XXXXXX")
+    lib=$LIB/libstencilmap-reorder.so
+    [ "$mpi" = mpich ] && lib=$LIB/libstencilmap-reorder-mpich.so
+    cat >"$d/job.sh" <<EOF
+set -e
+$MACHINES
+$(launch_line "$mpi" "$layout" "$n" "$WORK/bin/fortran-$mpi $d1 $d2 0 0" LD_PRELOAD="$lib" STENCIL_MAP_VERBOSE=1) >out1 2>err1
+$(launch_line "$mpi" "$layout" "$n" "$WORK/bin/fortran-$mpi $d1 $d2 0 0") >outplain 2>errplain
+EOF
+    in_job "$d" "$n" "$d/job.sh" >"$d/job.out" 2>&1 || { cat "$d/job.out" "$d"/err* "$d"/out*; fail "the job failed"; return 1; }
+    local f v state plan ident obs plain
+    for f in out1 outplain; do
+        [ "$(grep -c '^ok ' "$d/$f")" -eq 4 ] && ! grep -q '^FAIL' "$d/$f" || { cat "$d/$f"; fail "$f: the program's checks"; return 1; }
+    done
+    grep -h '^stencil-map: ' "$d/err1"
+    v=$(verbose "$d/err1")
+    [ -n "$v" ] || { cat "$d/err1"; fail "the Fortran call did not reach the library"; return 1; }
+    IFS='|' read -r state plan ident <<<"$v"
+    obs=$(sed -n 's/^observed J_sum //p' "$d/out1")
+    plain=$(sed -n 's/^observed J_sum //p' "$d/outplain")
+    [ "$obs" = "${plan% *}" ] && [ "$plain" = "${ident% *}" ] ||
+        { fail "Fortran: observed J_sum $obs (planned ${plan% *}), without the library $plain (identity ${ident% *})"; return 1; }
+    [ "$layout" != cyclic ] || [ "$state" = reordered ] || { fail "round-robin: not reordered"; return 1; }
+    echo "FIGURES Fortran MPI_CART_CREATE $mpi $layout n=$n dims $d1,$d2: with the library J_sum $obs ($state); without $plain"
+    rm -rf "$d"
+}
+
 cluster_up 8
 : >"$MINICLUSTER_DIR/etc/plugstack.conf" # no plugin: the library alone
 run_test openmpi-cyclic-2d-n32 t_reorder openmpi cyclic 32 4,8 0,0
@@ -293,6 +381,14 @@ run_test mpix-mpich-cyclic-n32 t_mpix mpich cyclic 32 8,4 0,1
 run_test plugin-placed-grid-keeps-order t_placed
 run_test mpix-weighted-openmpi-cyclic-n32 t_weighted openmpi cyclic 32 1,1 0,0
 run_test mpix-weighted-mpich-blocked-n32 t_weighted mpich blocked 32 1,4 0,0
+run_test graph-dist-openmpi-cyclic-2d-n32 t_graph openmpi cyclic 32 dist 4,8 0,0
+run_test graph-dist-mpich-cyclic-3d-n32 t_graph mpich cyclic 32 dist 4,4,2 0,0,0
+run_test graph-graph-openmpi-cyclic-2d-periodic-n32 t_graph openmpi cyclic 32 graph 8,4 1,1
+run_test graph-dist-openmpi-blocked-3d-periodic-n32 t_graph openmpi blocked 32 dist 2,4,4 1,1,1
+run_test graph-graph-mpich-cyclic-2d-n32 t_graph mpich cyclic 32 graph 4,8 0,1
+run_test graph-other-openmpi-cyclic-n32 t_graph openmpi cyclic 32 other "" ""
+run_test fortran-openmpi-cyclic-n32 t_fortran openmpi cyclic 32 4 8
+run_test fortran-mpich-cyclic-n32 t_fortran mpich cyclic 32 8 4
 
 cluster_up 8,8,6,2
 : >"$MINICLUSTER_DIR/etc/plugstack.conf"

@@ -8,10 +8,17 @@
 # node, said on rank 0), reorder=0 is MPI's; seed 003's worked examples
 # through the weighted MPIX_ calls; the reorder library's audit record
 # (STENCIL_MAP_RECORD_DIR) read by stencil-map audit, and a record dir
-# that cannot be written failing nothing; and every MPIX_ call the
-# libraries export has its man page.
+# that cannot be written failing nothing; the preloaded graph calls, under Open
+# MPI and MPICH: a 2-D 5-point and a 3-D 7-point MPI_Dist_graph_create_adjacent
+# and an MPI_Graph_create recognised as stencils and planned, each rank
+# with its vertex's neighbours as described; a graph that is no stencil and one with
+# unequal weights passed through, order unchanged; a Fortran program's
+# MPI_CART_CREATE (mpif.h and `use mpi`, both MPIs) reaches the library;
+# and every MPIX_ call the libraries export has its man page.
 # env (from Makefile.am): CART_CHECK (plain), CART_CHECK_MPIX (linked with
-# libstencilmap-mpix), REORDER_LIB, MPIX_LIB, MAN_DIRS, SM (stencil-map)
+# libstencilmap-mpix), GRAPH_CHECK, GRAPH_CHECK_MPICH, REORDER_LIB,
+# REORDER_LIB_MPICH, MPIFORT, MPIFORT_MPICH, CART_CHECK_F, MPIX_LIB, MAN_DIRS,
+# SM (stencil-map)
 . "${STENCILMAP_TOP_SRCDIR:-$(dirname "$0")/../..}/tests/lib/checks.sh"
 
 root=""
@@ -20,6 +27,11 @@ run() { # NP ARGS...: mpirun on this machine, bounded
     np=$1
     shift
     timeout 120 mpirun $root --oversubscribe --bind-to none -np "$np" "$@"
+}
+run_mpich() { # NP ARGS...: mpiexec.mpich on this machine, bounded
+    np=$1
+    shift
+    timeout 120 mpiexec.mpich -n "$np" "$@"
 }
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
@@ -90,6 +102,58 @@ check_cmd "a record dir that cannot be written: the program runs as before, one 
     sh -c "[ \$(grep -c '^ok ' '$d/rec-bad') -eq 3 ] && [ \$(grep -c 'WARNING: MPI_Cart_create: reorder record not written: ' '$d/rec-bad') -eq 1 ]"
 [ -z "${VERBOSE:-}" ] || cat "$d/rec1" "$d/audit1" "$d/rec-bad"
 
+# the graph calls: MODE DIMS PERIODS, the verbose line wanted, under both MPIs
+graph_case() { # MPI MODE DIMS PERIODS VERBOSE_REGEX CHECKS
+    mpi=$1 mode=$2 dims=$3 periods=$4 want=$5 checks=$6 out="$d/graph-$1-$2-$3"
+    if [ "$mpi" = openmpi ]; then
+        run 12 -x LD_PRELOAD="$preload" -x STENCIL_MAP_VERBOSE=1 "$GRAPH_CHECK" $mode $dims $periods >"$out" 2>&1
+    else
+        run_mpich 12 -genv LD_PRELOAD "$REORDER_LIB_MPICH" -genv STENCIL_MAP_VERBOSE 1 \
+            "$GRAPH_CHECK_MPICH" $mode $dims $periods >"$out" 2>&1
+    fi
+    check_cmd "$mpi: preloaded graph call, $mode $dims periods $periods: $checks checks ok, one verbose line, the expected one" \
+        sh -c "[ \$(grep -c '^ok ' '$out') -eq $checks ] && ! grep -q '^FAIL' '$out' && grep -q '^moved 0 of 12' '$out' &&
+               [ \$(grep -c '^stencil-map' '$out') -eq 1 ] && grep -q '^stencil-map: $want' '$out'"
+    [ -z "${VERBOSE:-}" ] || cat "$out"
+}
+check_cmd "the MPICH build is there (GRAPH_CHECK_MPICH, REORDER_LIB_MPICH; else apt-get install mpich libmpich-dev)" \
+    sh -c "[ -x '${GRAPH_CHECK_MPICH:-}' ] && [ -f '${REORDER_LIB_MPICH:-}' ]"
+planned=': a stencil of \(4\|6\) offsets, periods [01,]*, on [0-9x]* on 1 nodes: order kept.*(one node)'
+for mpi in openmpi mpich; do
+    graph_case $mpi dist 4,3 1,1 "MPI_Dist_graph_create_adjacent$planned" 4
+    graph_case $mpi dist 3,2,2 0,0,0 "MPI_Dist_graph_create_adjacent$planned" 4
+    graph_case $mpi graph 4,3 1,0 "MPI_Graph_create$planned" 4
+    graph_case $mpi other "" "" "MPI_Dist_graph_create_adjacent: not a stencil on a Cartesian grid, passed to MPI as given" 5
+    graph_case $mpi weighted 4,3 1,1 "MPI_Dist_graph_create_adjacent: weights not all equal, passed to MPI as given" 5
+done
+run 12 -x LD_PRELOAD="$preload" -x STENCIL_MAP_VERBOSE=1 -x STENCIL_MAP_REORDER=0 "$GRAPH_CHECK" dist 4,3 1,1 >"$d/graph-off" 2>&1
+check_cmd "STENCIL_MAP_REORDER=0: the graph goes to MPI, the library silent" \
+    sh -c "[ \$(grep -c '^ok ' '$d/graph-off') -eq 4 ] && ! grep -q '^FAIL\|^stencil-map' '$d/graph-off'"
+
+# Fortran: Open MPI's mpi_cart_create_ calls PMPI_Cart_create, so only the
+# library's own Fortran symbols make a Fortran caller reach it
+for mpi in openmpi mpich; do
+    for how in mpif.h "use mpi"; do
+        fc=$MPIFORT lib=$preload exe="$d/fortran-$mpi-${how% *}" flag=""
+        [ "$mpi" = mpich ] && fc=$MPIFORT_MPICH lib=$REORDER_LIB_MPICH
+        [ "$how" = "use mpi" ] && flag=-DUSE_MPI_MODULE exe="$exe-module"
+        if [ -z "$fc" ] || [ "$fc" = no ] || ! "$fc" -O1 $flag -o "$exe" "$CART_CHECK_F" >"$exe.build" 2>&1; then
+            check_cmd "$mpi Fortran ($how): built with '$fc' (mpifort.openmpi/mpifort.mpich: apt-get install gfortran)" false
+            cat "$exe.build" 2>/dev/null
+            continue
+        fi
+        if [ "$mpi" = openmpi ]; then
+            run 6 -x LD_PRELOAD="$lib" -x STENCIL_MAP_VERBOSE=1 "$exe" 3 2 0 1 >"$exe.out" 2>&1
+        else
+            run_mpich 6 -genv LD_PRELOAD "$lib" -genv STENCIL_MAP_VERBOSE 1 "$exe" 3 2 0 1 >"$exe.out" 2>&1
+        fi
+        check_cmd "$mpi Fortran ($how): MPI_CART_CREATE reaches the library, the grid is sound" \
+            sh -c "[ \$(grep -c '^ok ' '$exe.out') -eq 4 ] && ! grep -q '^FAIL' '$exe.out' &&
+                   grep -q '^stencil-map: MPI_Cart_create 3x2 on 1 nodes: order kept' '$exe.out'"
+        [ -z "${VERBOSE:-}" ] || cat "$exe.out"
+    done
+done
+
 for lib in "$MPIX_LIB" "$REORDER_LIB"; do
     for sym in $(nm -D --defined-only "$lib" | awk '$3 ~ /^MPIX_/ { print $3 }'); do
         found=""
@@ -97,6 +161,8 @@ for lib in "$MPIX_LIB" "$REORDER_LIB"; do
         check_cmd "$(basename "$lib") exports $sym: man page $found" test -n "$found"
     done
 done
-check_cmd "the reorder library exports MPI_Cart_create and nothing of the placement core" \
-    sh -c "nm -D --defined-only '$REORDER_LIB' | awk '{ print \$3 }' | grep -v '^MPIX\?_' | grep -q . && exit 1; nm -D --defined-only '$REORDER_LIB' | grep -q ' MPI_Cart_create\$'"
+check_cmd "the reorder library exports MPI_Cart_create, the graph calls, their Fortran names and nothing of the placement core" \
+    sh -c "nm -D --defined-only '$REORDER_LIB' | awk '{ print \$3 }' | grep -v '^MPIX\?_\|^mpi_' | grep -q . && exit 1
+           for s in MPI_Cart_create MPI_Dist_graph_create_adjacent MPI_Graph_create mpi_cart_create_ mpi_graph_create_; do
+               nm -D --defined-only '$REORDER_LIB' | grep -q \" \$s\\\$\" || exit 1; done"
 checks_summary

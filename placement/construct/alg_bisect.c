@@ -232,8 +232,16 @@ static double cut_weight(struct bs_ctx *c, const int32_t *a, int64_t n, int64_t 
     for (int64_t i = split; i < to; i++)
         c->side[a[i]] = s2;
     double w = 0;
+    const smp_nbr *nb = &c->nb;
     for (int64_t i = from; i < split; i++) {
-        int m = smp_nbr_list(&c->nb, a[i], c->nt, c->nw);
+        int64_t v = a[i];
+        if (nb->interior[v >> 6] >> (v & 63) & 1) { /* smp_nbr_list's list, unwritten */
+            for (int e = 0; e < nb->nk; e++)
+                if (c->side[v + nb->walk.delta[e]] == s2)
+                    w += nb->w[e];
+            continue;
+        }
+        int m = smp_nbr_list(nb, v, c->nt, c->nw);
         for (int e = 0; e < m; e++)
             if (c->side[c->nt[e]] == s2)
                 w += c->nw[e];

@@ -170,10 +170,19 @@ static smp_status candidate(struct by_links *b, int k, smp_placement *out, smp_e
                     out, err);
 }
 
+/* Whether c, scored on the nodes, is sure to load its busiest link above
+ * out's L_max (to rounding): without weights a node's link out carries
+ * exactly its cut edges (link_load.c), so L_max >= J_max. */
+static bool above_by_nodes(const smp_placement *c, const smp_placement *out, const smp_stencil *st)
+{
+    return !st->weights && cmp_load((double)c->score.j_max, out->link.l_max) > 0;
+}
+
 /* Candidate k planned into c (its node_of_rank allocated, the rest
  * cleared) and scored on the links; *skip when it cannot be kept: a
- * construction that does not apply, or the very placement of out (the
- * same figures are not better). */
+ * construction that does not apply, the very placement of out (the same
+ * figures are not better), or one whose node links alone load more than
+ * out's busiest link. */
 static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
                               const smp_placement *out, bool *skip, smp_error *err)
 {
@@ -189,7 +198,8 @@ static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
     if (s)
         return *skip ? SMP_OK : s;
     size_t bytes = sizeof(int32_t) * (size_t)b->grid->size;
-    *skip = k > 0 && !memcmp(c->node_of_rank, out->node_of_rank, bytes);
+    *skip = k > 0 && (above_by_nodes(c, out, b->st) ||
+                      !memcmp(c->node_of_rank, out->node_of_rank, bytes));
     if (*skip)
         return SMP_OK;
     return smp_link_score_compute(b->grid, b->st, c->node_of_rank, b->nnodes, b->opts->levels,

@@ -459,10 +459,13 @@ static smp_status bs_ctx_init(struct bs_ctx *c, const smp_grid *grid, const smp_
     c->prefix[0] = 0;
     for (int i = 0; i < nnodes; i++)
         c->prefix[i + 1] = c->prefix[i] + c->cap[i];
+    int32_t x[SMP_MAX_DIMS] = {0}; /* rank r's coordinates, counted up (no divisions) */
     for (int64_t r = 0; r < p; r++) {
         c->perm[r] = (int32_t)r;
         for (int i = 0; i < d; i++)
-            c->coord[(size_t)i * (size_t)p + (size_t)r] = (int32_t)((r / c->stride[i]) % grid->dims[i]);
+            c->coord[(size_t)i * (size_t)p + (size_t)r] = x[i];
+        for (int i = d - 1; i >= 0 && ++x[i] == grid->dims[i]; i--)
+            x[i] = 0;
     }
     return SMP_OK;
 }

@@ -125,75 +125,117 @@ static bool links_better(const smp_placement *a, const smp_placement *b, bool we
     return smp_score_better_for(&a->score, &b->score, weighted, SMP_OBJ_MAX);
 }
 
-/* What every candidate of auto by the links shares. */
+/* What every candidate of auto by the links shares; node_only: candidate
+ * 0's auto plan before the relabelling (ranks 0 until it is held), which
+ * is candidate 2. */
 struct by_links {
     const smp_grid *grid;
     const smp_stencil *st;
     const int32_t *cap, *dense;
     int ndense, nnodes, effort;
     const smp_plan_opts *opts;
+    smp_placement node_only;
 };
 
 /* Candidate k into out (its node_of_rank allocated): 0 nodes first (the
  * node plan's figures kept), 1 groups first, 2 the node-only plan, then
  * each construction auto tries, alone (SMP_ERR_INFEASIBLE, no message:
- * one auto skips on this grid). */
-static smp_status candidate(const struct by_links *b, int k, smp_placement *out, smp_error *err)
+ * one auto skips on this grid).  From 2 on, level[] is left unscored:
+ * only the winner's is (plan_by_links). */
+static smp_status candidate(struct by_links *b, int k, smp_placement *out, smp_error *err)
 {
     const smp_levels *lv = b->opts->levels;
     smp_objective obj = b->opts->objective;
     if (k < 2)
         return smp_plan_levels(b->grid, b->st, b->cap, b->dense, b->ndense, b->nnodes, lv,
                                k == 0 ? SMP_LEVELS_NODES_FIRST : SMP_LEVELS_GROUPS_FIRST, obj,
-                               b->effort, out, err);
+                               b->effort, out, k == 0 ? &b->node_only : NULL, err);
+    if (k == 2 && b->node_only.ranks == b->grid->size) {
+        int32_t *buf = out->node_of_rank;
+        *out = b->node_only;
+        out->node_of_rank = buf;
+        memcpy(buf, b->node_only.node_of_rank, sizeof(int32_t) * (size_t)b->grid->size);
+        return SMP_OK;
+    }
     if (k == 2) {
-        smp_status s = smp_plan_auto(b->grid, b->st, b->cap, b->dense, b->ndense, b->nnodes, obj,
-                                     b->effort, out, err);
         out->nlevels = lv->nlevels;
-        return s ? s : smp_levels_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv,
-                                                out->level, err);
+        return smp_plan_auto(b->grid, b->st, b->cap, b->dense, b->ndense, b->nnodes, obj,
+                             b->effort, out, err);
     }
     const smp_algorithm *algs;
     int n = smp_auto_constructions(&algs);
     if (k - 3 >= n || !smp_auto_tries(algs[k - 3], b->grid->size))
         return SMP_ERR_INFEASIBLE;
-    return plan_one(b->grid, b->st, algs[k - 3], b->cap, b->dense, b->ndense, b->nnodes, lv, out,
-                    err);
+    return plan_one(b->grid, b->st, algs[k - 3], b->cap, b->dense, b->ndense, b->nnodes, NULL,
+                    out, err);
+}
+
+/* Whether c, scored on the nodes, is sure to load its busiest link above
+ * out's L_max (to rounding): without weights a node's link out carries
+ * exactly its cut edges (link_load.c), so L_max >= J_max. */
+static bool above_by_nodes(const smp_placement *c, const smp_placement *out, const smp_stencil *st)
+{
+    return !st->weights && cmp_load((double)c->score.j_max, out->link.l_max) > 0;
+}
+
+/* Candidate k planned into c (its node_of_rank allocated, the rest
+ * cleared) and scored on the links; *skip when it cannot be kept: a
+ * construction that does not apply, the very placement of out (the same
+ * figures are not better), or one whose node links alone load more than
+ * out's busiest link. */
+static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
+                              const smp_placement *out, bool *skip, smp_error *err)
+{
+    int32_t *keep = c->node_of_rank;
+    memset(c, 0, sizeof(*c));
+    c->node_of_rank = keep;
+    c->fold_axis = -1;
+    c->ranks = b->grid->size;
+    c->nnodes = b->nnodes;
+    smp_error cerr;
+    smp_status s = candidate(b, k, c, k >= 3 ? &cerr : err);
+    *skip = s && k >= 3; /* a construction auto does not try, or that does not apply */
+    if (s)
+        return *skip ? SMP_OK : s;
+    size_t bytes = sizeof(int32_t) * (size_t)b->grid->size;
+    *skip = k > 0 && (above_by_nodes(c, out, b->st) ||
+                      !memcmp(c->node_of_rank, out->node_of_rank, bytes));
+    if (*skip)
+        return SMP_OK;
+    return smp_link_score_compute(b->grid, b->st, c->node_of_rank, b->nnodes, b->opts->levels,
+                                  b->opts->links, &c->link, err);
 }
 
 /* auto by the links: every candidate planned and scored on the links, the
- * best (links_better) kept in out. */
-static smp_status plan_by_links(const struct by_links *b, smp_placement *out, smp_error *err)
+ * best (links_better) kept in out, its level[] scored. */
+static smp_status plan_by_links(struct by_links *b, smp_placement *out, smp_error *err)
 {
     const smp_algorithm *algs;
-    int last = 3 + smp_auto_constructions(&algs);
+    int last = 3 + smp_auto_constructions(&algs), best = 0;
     bool weighted = smp_stencil_weighted(b->st);
     size_t bytes = sizeof(int32_t) * (size_t)b->grid->size;
-    smp_placement c = {0};
+    smp_placement c = {.node_of_rank = malloc(bytes)};
+    b->node_only = (smp_placement){.node_of_rank = malloc(bytes)};
     smp_status s = SMP_OK;
+    if (!c.node_of_rank || !b->node_only.node_of_rank)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
     for (int k = 0; k < last && !s; k++) {
-        int32_t *keep = c.node_of_rank ? c.node_of_rank : malloc(bytes);
-        if (!keep)
-            return smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
-        memset(&c, 0, sizeof(c));
-        c.node_of_rank = keep;
-        c.fold_axis = -1;
-        c.ranks = b->grid->size;
-        c.nnodes = b->nnodes;
-        smp_error cerr;
-        smp_status cs = candidate(b, k, &c, k >= 3 ? &cerr : err);
-        if (cs && k >= 3)
-            continue; /* a construction auto does not try, or that does not apply */
-        if (!(s = cs))
-            s = smp_link_score_compute(b->grid, b->st, c.node_of_rank, b->nnodes,
-                                       b->opts->levels, b->opts->links, &c.link, err);
-        if (!s && (k == 0 || links_better(&c, out, weighted))) {
+        bool skip;
+        s = plan_scored(b, k, &c, out, &skip, err);
+        if (!s && !skip && (k == 0 || links_better(&c, out, weighted))) {
             smp_placement t = *out;
             *out = c;
             c = t;
+            best = k;
         }
     }
+    if (!s && best >= 2) {
+        out->nlevels = b->opts->levels->nlevels;
+        s = smp_levels_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes,
+                                     b->opts->levels, out->level, err);
+    }
     smp_placement_free(&c);
+    smp_placement_free(&b->node_only);
     out->by_links = true;
     return s;
 }
@@ -337,7 +379,7 @@ smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int3
     int ndense = fill_in_order(grid->size, slots, nnodes, cap, dense);
     out->ranks = grid->size;
     out->nnodes = nnodes;
-    struct by_links b = {grid, st, cap, dense, ndense, nnodes, effort, opts};
+    struct by_links b = {grid, st, cap, dense, ndense, nnodes, effort, opts, {0}};
     if (alg != SMP_ALG_AUTO)
         s = plan_one(grid, st, alg, cap, dense, ndense, nnodes, lv, out, err);
     else if (lv && opts->links && opts->levels_mode == SMP_LEVELS_BEST)
@@ -346,7 +388,7 @@ smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int3
         s = auto_in_order(grid, st, cap, dense, ndense, nnodes, obj, effort, lv, out, err);
     else if (lv)
         s = smp_plan_levels(grid, st, cap, dense, ndense, nnodes, lv, opts->levels_mode, obj,
-                            effort, out, err);
+                            effort, out, NULL, err);
     else
         s = auto_in_order(grid, st, cap, dense, ndense, nnodes, obj, effort, NULL, out, err);
     if (!s && !out->by_links) /* on the links given (node links alone without) */

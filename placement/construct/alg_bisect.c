@@ -16,7 +16,15 @@
  * The cut is measured only in the band of layers the stencil can reach
  * across it (unless axis k is periodic): every other edge stays on one
  * side.  Regions are slices of one permutation of the ranks, reordered in
- * place as the splitting goes, so memory is a few words per rank. */
+ * place as the splitting goes, so memory is a few words per rank.
+ *
+ * A staircase is a lexicographic order of the cells (every axis a key),
+ * so it depends on the region alone: the search reaches each one from the
+ * last by the fewest stable sorts (sorting by x an order keyed (a, b, c)
+ * gives (x, then a, b, c without x)), a descending one by reversing the
+ * ascending one's layers, and a region starts in its parent's order.  On
+ * 1M ranks in groups of 32 nodes this takes the sorts from 39 to about 8
+ * per cut, the same cuts found (doc/benchmarks.md, "Plan time"). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +32,7 @@
 #include "model/neighbours.h"
 
 #define SPLIT_SPREAD 1 /* node splits tried on each side of the middle */
+#define NSPLITS (2 * SPLIT_SPREAD + 1)
 
 struct bs_ctx {
     const smp_grid *grid;
@@ -44,6 +53,14 @@ struct bs_ctx {
     int64_t p;
     bool rcb;             /* no search: across the widest axis, at the middle */
     int rcb_first;        /* rcb: the axis of each part's first cut (-1: widest) */
+};
+
+/* The keys a region is sorted by, most significant first: axis and
+ * direction (a descending axis has desc set); n of them, 0: any order. */
+struct bs_order {
+    int8_t ax[SMP_MAX_DIMS];
+    bool desc[SMP_MAX_DIMS];
+    int n;
 };
 
 static inline int64_t coord_of(const struct bs_ctx *c, int32_t r, int axis)
@@ -72,52 +89,159 @@ static void sort_axis(struct bs_ctx *c, int32_t *a, int64_t n, int axis, int64_t
     memcpy(a, c->tmp, sizeof(int32_t) * (size_t)n);
 }
 
-/* Puts a[0, n) in staircase order: by k, then j (j == k: no second axis),
- * then the other axes in index order; mn, mx: the region's span. */
-static void staircase(struct bs_ctx *c, int32_t *a, int64_t n, int k, int j, bool descending,
-                      const int64_t *mn, const int64_t *mx)
+/* The keys after a stable sort by axis x: x, then o's without x. */
+static void order_after_sort(struct bs_order *o, int x)
 {
-    int d = c->grid->ndims;
-    for (int i = d - 1; i >= 0; i--) /* least significant key first */
-        if (i != k && i != j)
-            sort_axis(c, a, n, i, mn[i], mx[i], false);
-    if (j != k)
-        sort_axis(c, a, n, j, mn[j], mx[j], false);
-    sort_axis(c, a, n, k, mn[k], mx[k], descending);
+    struct bs_order r = {.ax = {(int8_t)x}, .n = 1};
+    for (int i = 0; i < o->n; i++)
+        if (o->ax[i] != x) {
+            r.ax[r.n] = o->ax[i];
+            r.desc[r.n++] = o->desc[i];
+        }
+    *o = r;
+}
+
+/* o without the axes the region does not span (a constant key orders
+ * nothing). */
+static void order_drop_flat(struct bs_order *o, const int64_t *mn, const int64_t *mx)
+{
+    int n = 0;
+    for (int i = 0; i < o->n; i++)
+        if (mx[o->ax[i]] > mn[o->ax[i]]) {
+            o->ax[n] = o->ax[i];
+            o->desc[n++] = o->desc[i];
+        }
+    o->n = n;
+}
+
+/* The keys of the ascending staircase (k, j) into t: k, then j (j == k:
+ * no second axis), then the other axes in index order, each only where
+ * the region spans it; their count. */
+static int staircase_keys(int d, int k, int j, const int64_t *mn, const int64_t *mx, int8_t *t)
+{
+    int n = 0;
+    for (int pass = 0; pass < 3; pass++)
+        for (int i = 0; i < d; i++) {
+            bool take = pass == 0 ? i == k : pass == 1 ? i == j && j != k : i != k && i != j;
+            if (take && mx[i] > mn[i])
+                t[n++] = (int8_t)i;
+        }
+    return n;
+}
+
+/* The fewest stable sorts m (by t[m - 1], ..., t[0]) that turn a region
+ * keyed o into one keyed t[0, nt) ascending: o's keys without t[0, m)
+ * must be t[m, nt), ascending. */
+static int sorts_needed(const struct bs_order *o, const int8_t *t, int nt)
+{
+    for (int m = 0; m < nt; m++) {
+        int i = m;
+        bool ok = true;
+        for (int q = 0; q < o->n && ok; q++) {
+            bool gone = false;
+            for (int z = 0; z < m; z++)
+                gone = gone || o->ax[q] == t[z];
+            if (!gone)
+                ok = i < nt && o->ax[q] == t[i++] && !o->desc[q];
+        }
+        if (ok && i == nt)
+            return m;
+    }
+    return nt;
+}
+
+/* Puts a[0, n), keyed *o, in the ascending order keyed t[0, nt) by the
+ * fewest sorts; *o becomes t.  mn, mx: the region's span. */
+static void reach_order(struct bs_ctx *c, int32_t *a, int64_t n, struct bs_order *o,
+                        const int8_t *t, int nt, const int64_t *mn, const int64_t *mx)
+{
+    for (int i = sorts_needed(o, t, nt) - 1; i >= 0; i--) {
+        sort_axis(c, a, n, t[i], mn[t[i]], mx[t[i]], false);
+        order_after_sort(o, t[i]);
+    }
+}
+
+/* a[0, n), sorted ascending by axis k first, into out with its layers of
+ * k in reverse order, each layer's cells in their order: the descending
+ * staircase. */
+static void reverse_layers(const struct bs_ctx *c, const int32_t *a, int64_t n, int k,
+                           int32_t *out)
+{
+    int64_t o = 0;
+    for (int64_t end = n; end > 0;) {
+        int64_t x = coord_of(c, a[end - 1], k), start = end - 1;
+        while (start > 0 && coord_of(c, a[start - 1], k) == x)
+            start--;
+        memcpy(out + o, a + start, sizeof(int32_t) * (size_t)(end - start));
+        o += end - start;
+        end = start;
+    }
+}
+
+/* Puts a[0, n), keyed *o, in staircase order (k, j, descending along k or
+ * not); mn, mx: the region's span. */
+static void staircase(struct bs_ctx *c, int32_t *a, int64_t n, int k, int j, bool descending,
+                      const int64_t *mn, const int64_t *mx, struct bs_order *o)
+{
+    int8_t t[SMP_MAX_DIMS];
+    int nt = staircase_keys(c->grid->ndims, k, j, mn, mx, t);
+    reach_order(c, a, n, o, t, nt, mn, mx);
+    if (descending && nt > 0) {
+        reverse_layers(c, a, n, k, c->tmp);
+        memcpy(a, c->tmp, sizeof(int32_t) * (size_t)n);
+        o->desc[0] = true;
+    }
+}
+
+/* The band of a cut between a[0, split) and a[split, n): only the layers
+ * within reach of the split's layer can hold both ends of a cut edge
+ * (without a wrap along k): the first side's cells from *from, the
+ * second's up to *to. */
+static void cut_band(const struct bs_ctx *c, const int32_t *a, int64_t n, int64_t split, int k,
+                     bool descending, int64_t *from, int64_t *to)
+{
+    *from = 0;
+    *to = n;
+    if (c->grid->periods[k] || split >= n)
+        return;
+    int64_t layer = coord_of(c, a[split], k), f = split, t = split;
+    while (f > 0) {
+        int64_t x = coord_of(c, a[f - 1], k);
+        if ((descending ? x - layer : layer - x) > c->reach[k])
+            break;
+        f--;
+    }
+    int64_t last = coord_of(c, a[split - 1], k);
+    while (t < n) {
+        int64_t x = coord_of(c, a[t], k);
+        if ((descending ? last - x : x - last) > c->reach[k])
+            break;
+        t++;
+    }
+    *from = f;
+    *to = t;
 }
 
 /* Weight of the stencil edges between a[0, split) and a[split, n). */
 static double cut_weight(struct bs_ctx *c, const int32_t *a, int64_t n, int64_t split, int k,
                          bool descending)
 {
-    /* only the band of layers within reach of the split's layer can hold
-     * both ends of a cut edge (without a wrap along k): the first side's
-     * cells from `from`, the second's up to `to` */
-    int64_t from = 0, to = n;
-    if (!c->grid->periods[k] && split < n) {
-        int64_t layer = coord_of(c, a[split], k);
-        from = split;
-        while (from > 0) {
-            int64_t x = coord_of(c, a[from - 1], k);
-            if ((descending ? x - layer : layer - x) > c->reach[k])
-                break;
-            from--;
-        }
-        int64_t last = coord_of(c, a[split - 1], k);
-        to = split;
-        while (to < n) {
-            int64_t x = coord_of(c, a[to], k);
-            if ((descending ? last - x : x - last) > c->reach[k])
-                break;
-            to++;
-        }
-    }
+    int64_t from, to;
+    cut_band(c, a, n, split, k, descending, &from, &to);
     uint32_t s2 = ++c->stamp;
     for (int64_t i = split; i < to; i++)
         c->side[a[i]] = s2;
     double w = 0;
+    const smp_nbr *nb = &c->nb;
     for (int64_t i = from; i < split; i++) {
-        int m = smp_nbr_list(&c->nb, a[i], c->nt, c->nw);
+        int64_t v = a[i];
+        if (nb->interior[v >> 6] >> (v & 63) & 1) { /* smp_nbr_list's list, unwritten */
+            for (int e = 0; e < nb->nk; e++)
+                if (c->side[v + nb->walk.delta[e]] == s2)
+                    w += nb->w[e];
+            continue;
+        }
+        int m = smp_nbr_list(nb, v, c->nt, c->nw);
         for (int e = 0; e < m; e++)
             if (c->side[c->nt[e]] == s2)
                 w += c->nw[e];
@@ -129,6 +253,7 @@ struct bs_job {
     int64_t lo, hi; /* the region: perm[lo, hi) */
     int a, b;       /* its nodes [a, b) */
     bool first;     /* a whole part (or the grid), not yet cut */
+    struct bs_order ord; /* the keys perm[lo, hi) is sorted by */
 };
 
 /* The node split of [a, b) whose capacity is nearest half. */
@@ -189,35 +314,80 @@ static void rcb_cut(const struct bs_ctx *c, bool first, const int64_t *mn, const
     cut->best = mx[bk] > mn[bk] ? 0 : -1;
 }
 
-/* Every staircase (k, j) in both directions and the node splits around
- * mid: the one that cuts the least weight, as cheap and nearer the middle
- * on a tie. */
-static void search_cut(struct bs_ctx *c, int32_t *reg, int64_t n, int a, int b, int mid,
-                       const int64_t *mn, const int64_t *mx, struct bs_cut *cut)
+/* A staircase (k, j) the search tries: k spanned, j another spanned axis
+ * (j == k: the layer ordered by the other axes in index order, which is
+ * what the first other axis j gives: only in 1-D). */
+static bool staircase_tried(int d, int k, int j, const int64_t *mn, const int64_t *mx)
+{
+    return mx[k] > mn[k] && !((j == k && d > 1) || (j != k && mx[j] == mn[j]));
+}
+
+/* The cut weight of the node splits around mid into w[] (arr, the region
+ * in staircase (k, ., desc) order). */
+static void weigh_splits(struct bs_ctx *c, const int32_t *arr, int64_t n, int a, int b, int mid,
+                         int k, bool desc, double *w)
+{
+    for (int m = mid - SPLIT_SPREAD; m <= mid + SPLIT_SPREAD; m++)
+        if (m > a && m < b)
+            w[m - mid + SPLIT_SPREAD] = cut_weight(c, arr, n, c->prefix[m] - c->prefix[a], k, desc);
+}
+
+/* Every staircase's cut weights into w, each staircase reached from the
+ * last one by the fewest sorts (reg ends in the last one's order, *o). */
+static void weigh_all(struct bs_ctx *c, int32_t *reg, int64_t n, int a, int b, int mid,
+                      const int64_t *mn, const int64_t *mx, struct bs_order *o,
+                      double (*w)[SMP_MAX_DIMS][2][NSPLITS])
 {
     int d = c->grid->ndims;
-    for (int k = 0; k < d; k++) {
-        if (mx[k] == mn[k])
-            continue;
+    bool done[SMP_MAX_DIMS][SMP_MAX_DIMS] = {{false}};
+    for (;;) {
+        int bk = -1, bj = -1, bm = SMP_MAX_DIMS + 1, bn = 0;
+        int8_t t[SMP_MAX_DIMS], bt[SMP_MAX_DIMS];
+        for (int k = 0; k < d; k++)
+            for (int j = 0; j < d; j++) {
+                if (done[k][j] || !staircase_tried(d, k, j, mn, mx))
+                    continue;
+                int nt = staircase_keys(d, k, j, mn, mx, t), m = sorts_needed(o, t, nt);
+                if (m < bm) {
+                    bk = k, bj = j, bm = m, bn = nt;
+                    memcpy(bt, t, sizeof(t));
+                }
+            }
+        if (bk < 0)
+            return;
+        done[bk][bj] = true;
+        reach_order(c, reg, n, o, bt, bn, mn, mx);
+        weigh_splits(c, reg, n, a, b, mid, bk, false, w[bk][bj][0]);
+        reverse_layers(c, reg, n, bk, c->tmp);
+        weigh_splits(c, c->tmp, n, a, b, mid, bk, true, w[bk][bj][1]);
+    }
+}
+
+/* Every staircase (k, j) in both directions and the node splits around
+ * mid: the one that cuts the least weight, as cheap and nearer the middle
+ * on a tie, taken in the order (k, j, direction, split). */
+static void search_cut(struct bs_ctx *c, int32_t *reg, int64_t n, int a, int b, int mid,
+                       const int64_t *mn, const int64_t *mx, struct bs_order *o,
+                       struct bs_cut *cut)
+{
+    int d = c->grid->ndims;
+    double w[SMP_MAX_DIMS][SMP_MAX_DIMS][2][NSPLITS];
+    weigh_all(c, reg, n, a, b, mid, mn, mx, o, w);
+    for (int k = 0; k < d; k++)
         for (int j = 0; j < d; j++) {
-            /* j == k orders the layer by the other axes in index order,
-             * which is what the first other axis j gives: only in 1-D */
-            if ((j == k && d > 1) || (j != k && mx[j] == mn[j]))
+            if (!staircase_tried(d, k, j, mn, mx))
                 continue;
-            for (int desc = 0; desc < 2; desc++) {
-                staircase(c, reg, n, k, j, desc, mn, mx);
+            for (int desc = 0; desc < 2; desc++)
                 for (int m = mid - SPLIT_SPREAD; m <= mid + SPLIT_SPREAD; m++) {
                     if (m <= a || m >= b)
                         continue;
-                    double w = cut_weight(c, reg, n, c->prefix[m] - c->prefix[a], k, desc);
+                    double x = w[k][j][desc][m - mid + SPLIT_SPREAD];
                     /* cheaper cut, or as cheap and nearer the middle */
-                    if (cut->best < 0 || w < cut->best ||
-                        (w == cut->best && abs(m - mid) < abs(cut->m - mid)))
-                        *cut = (struct bs_cut){w, k, j, m, desc};
+                    if (cut->best < 0 || x < cut->best ||
+                        (x == cut->best && abs(m - mid) < abs(cut->m - mid)))
+                        *cut = (struct bs_cut){x, k, j, m, desc};
                 }
-            }
         }
-    }
 }
 
 /* Splits job j in two; pushes the halves onto jobs (room for both). */
@@ -237,17 +407,20 @@ static void bisect(struct bs_ctx *c, struct bs_job job, struct bs_job *jobs, int
     /* which axes the region spans */
     int64_t mn[SMP_MAX_DIMS], mx[SMP_MAX_DIMS];
     region_span(c, reg, n, mn, mx);
+    struct bs_order o = job.ord;
+    order_drop_flat(&o, mn, mx);
     struct bs_cut cut = {.best = -1, .k = 0, .j = 0, .m = mid, .desc = false};
     if (c->rcb)
         rcb_cut(c, job.first, mn, mx, &cut);
     else
-        search_cut(c, reg, n, a, b, mid, mn, mx, &cut);
+        search_cut(c, reg, n, a, b, mid, mn, mx, &o, &cut);
     if (cut.best >= 0)
-        staircase(c, reg, n, cut.k, cut.j, cut.desc, mn, mx);
+        staircase(c, reg, n, cut.k, cut.j, cut.desc, mn, mx, &o);
     /* else: a single cell per node is left; any order will do */
     int64_t split = c->prefix[cut.m] - c->prefix[a];
-    jobs[(*njobs)++] = (struct bs_job){lo + split, hi, cut.m, b, false};
-    jobs[(*njobs)++] = (struct bs_job){lo, lo + split, a, cut.m, false};
+    /* each half of an ordered region is in its order */
+    jobs[(*njobs)++] = (struct bs_job){lo + split, hi, cut.m, b, false, o};
+    jobs[(*njobs)++] = (struct bs_job){lo, lo + split, a, cut.m, false, o};
 }
 
 /* The context's tables: node prefixes, the rank permutation and its
@@ -286,10 +459,13 @@ static smp_status bs_ctx_init(struct bs_ctx *c, const smp_grid *grid, const smp_
     c->prefix[0] = 0;
     for (int i = 0; i < nnodes; i++)
         c->prefix[i + 1] = c->prefix[i] + c->cap[i];
+    int32_t x[SMP_MAX_DIMS] = {0}; /* rank r's coordinates, counted up (no divisions) */
     for (int64_t r = 0; r < p; r++) {
         c->perm[r] = (int32_t)r;
         for (int i = 0; i < d; i++)
-            c->coord[(size_t)i * (size_t)p + (size_t)r] = (int32_t)((r / c->stride[i]) % grid->dims[i]);
+            c->coord[(size_t)i * (size_t)p + (size_t)r] = x[i];
+        for (int i = d - 1; i >= 0 && ++x[i] == grid->dims[i]; i--)
+            x[i] = 0;
     }
     return SMP_OK;
 }
@@ -314,8 +490,13 @@ static smp_status bs_seed_jobs(struct bs_ctx *c, int nnodes, const int32_t *part
                                const int32_t *first, int nparts, struct bs_job *jobs, int *njobs,
                                smp_error *err)
 {
+    /* perm lists each part's ranks in increasing order: keyed by the axes
+     * in index order (smp_strides is row-major) */
+    struct bs_order ranks = {.n = c->grid->ndims};
+    for (int i = 0; i < ranks.n; i++)
+        ranks.ax[i] = (int8_t)i;
     if (!part_of_rank) {
-        jobs[(*njobs)++] = (struct bs_job){0, c->p, 0, nnodes, true};
+        jobs[(*njobs)++] = (struct bs_job){0, c->p, 0, nnodes, true, ranks};
         return SMP_OK;
     }
     int64_t *fill = malloc(sizeof(int64_t) * ((size_t)nparts + 1));
@@ -329,7 +510,7 @@ static smp_status bs_seed_jobs(struct bs_ctx *c, int nnodes, const int32_t *part
     for (int q = 0; q < nparts; q++)
         if (first[q + 1] > first[q])
             jobs[(*njobs)++] = (struct bs_job){c->prefix[first[q]], c->prefix[first[q + 1]], first[q],
-                                               first[q + 1], true};
+                                               first[q + 1], true, ranks};
     return SMP_OK;
 }
 

@@ -248,14 +248,28 @@ static bool in_one_group(const smp_levels *lv, const int32_t *dense, int ndense)
     return one_group;
 }
 
-/* Nodes first: auto's node plan as without levels, its node sets handed
- * to physical nodes of equal share (relabel.c), scored again. */
+/* A copy of pl into keep (NULL: none), keep's own node_of_rank kept. */
+static void keep_copy(const smp_placement *pl, int64_t ranks, smp_placement *keep)
+{
+    if (!keep)
+        return;
+    int32_t *buf = keep->node_of_rank;
+    *keep = *pl;
+    keep->node_of_rank = buf;
+    memcpy(buf, pl->node_of_rank, sizeof(int32_t) * (size_t)ranks);
+}
+
+/* Nodes first: auto's node plan as without levels (a copy in node_only),
+ * its node sets handed to physical nodes of equal share (relabel.c),
+ * scored again. */
 static smp_status nodes_first(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                               const int32_t *dense, int ndense, const int32_t *capnode,
                               int nnodes, const smp_levels *lv, smp_objective obj, int effort,
-                              smp_placement *out, smp_error *err)
+                              smp_placement *out, smp_placement *node_only, smp_error *err)
 {
     smp_status s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+    if (!s)
+        keep_copy(out, grid->size, node_only);
     if (!s)
         s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, out->node_of_rank, err);
     /* the same figures, but j_max_node names a physical node now */
@@ -293,7 +307,7 @@ static void adopt(smp_placement *out, const smp_placement *g, const int32_t *oth
 smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                            const int32_t *dense, int ndense, int nnodes, const smp_levels *lv,
                            smp_levels_mode mode, smp_objective obj, int effort,
-                           smp_placement *out, smp_error *err)
+                           smp_placement *out, smp_placement *node_only, smp_error *err)
 {
     size_t bytes = sizeof(int32_t) * (size_t)grid->size;
     int32_t *capnode = calloc((size_t)nnodes, sizeof(int32_t));
@@ -312,12 +326,15 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
      * every level) plans exactly as without levels */
     if (in_one_group(lv, dense, ndense)) {
         s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+        if (!s && mode != SMP_LEVELS_GROUPS_FIRST)
+            keep_copy(out, grid->size, node_only);
         if (!s)
             s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
         goto done;
     }
     if (mode != SMP_LEVELS_GROUPS_FIRST) {
-        s = nodes_first(grid, st, cap, dense, ndense, capnode, nnodes, lv, obj, effort, out, err);
+        s = nodes_first(grid, st, cap, dense, ndense, capnode, nnodes, lv, obj, effort, out,
+                        node_only, err);
         if (s || mode == SMP_LEVELS_NODES_FIRST)
             goto done;
     }

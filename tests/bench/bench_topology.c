@@ -13,7 +13,15 @@
  * --check (make check): the same, failing when reading and planning take
  * more than a generous 10 s of CPU (never wall time), or when the levels
  * are not those the file describes (313 units at level 0).  --write FILE:
- * only writes the topology.conf, for timing the command itself. */
+ * only writes the topology.conf, for timing the command itself.
+ *
+ * Then what planning with the network model costs (issue 36: at most 1 s
+ * of CPU at 16,384 and at 1,000,000 ranks): a 3-D 7-point job on leaf
+ * switches of 32 nodes under one top switch, 8 uplinks per leaf, static
+ * routing, auto choosing by the busiest link (levels mode best), as
+ * `stencil-map plan auto:3d:7pt --topology F --uplinks 8` plans it:
+ * 16,384 ranks on 1,024 nodes of 16 and 1,000,000 on 15,625 nodes of 64.
+ * --check fails when one takes more than the same generous 10 s. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +103,73 @@ static int plan(const smp_levels *lv, double *cpu, smp_placement *pl)
     return s ? fail("plan", &err) : 0;
 }
 
+/* The network model's plan: dims on nn nodes of `slots`, leaves of
+ * LEAF nodes with LEAF_UPLINKS uplinks each; its CPU seconds in *cpu. */
+#define LEAF 32
+#define LEAF_UPLINKS 8
+static int plan_on_leaves(const int64_t *dims, int nn, int32_t slots, double *cpu,
+                          smp_placement *pl)
+{
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    smp_levels lv = {.nlevels = 1, .nnodes = nn, .ngroups = {(nn + LEAF - 1) / LEAF}};
+    smp_links lk = {.routing = SMP_ROUTING_STATIC};
+    int32_t *cap = malloc(sizeof(int32_t) * (size_t)nn);
+    lv.group_of_node[0] = malloc(sizeof(int32_t) * (size_t)nn);
+    lk.uplinks[0] = malloc(sizeof(int32_t) * (size_t)lv.ngroups[0]);
+    if (!cap || !lv.group_of_node[0] || !lk.uplinks[0]) {
+        fprintf(stderr, "bench_topology: out of memory\n");
+        return 1;
+    }
+    for (int v = 0; v < nn; v++) {
+        cap[v] = slots;
+        lv.group_of_node[0][v] = v / LEAF;
+    }
+    for (int l = 0; l < lv.ngroups[0]; l++)
+        lk.uplinks[0][l] = LEAF_UPLINKS;
+    if (smp_grid_init(&g, 3, dims, NULL, &err) || smp_stencil_family(&st, "nearest", 3, &err))
+        return fail("grid", &err);
+    smp_plan_opts o = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .levels = &lv,
+                       .levels_mode = SMP_LEVELS_BEST, .links = &lk};
+    double t0 = cpu_now();
+    smp_status s = smp_plan_with(&g, &st, cap, nn, &o, pl, &err);
+    *cpu = cpu_now() - t0;
+    smp_stencil_free(&st);
+    free(cap);
+    free(lv.group_of_node[0]);
+    smp_links_free(&lk);
+    return s ? fail("plan on leaves", &err) : 0;
+}
+
+/* Both sizes of the network model's bench; 1 when one fails or, with
+ * check, is over the budget. */
+static int bench_network_model(bool check)
+{
+    static const int64_t dims[2][3] = {{32, 32, 16}, {100, 100, 100}};
+    static const int nodes[2] = {1024, 15625};
+    static const int32_t slots[2] = {16, 64};
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++) {
+        smp_placement pl;
+        double cpu;
+        if (plan_on_leaves(dims[i], nodes[i], slots[i], &cpu, &pl))
+            return 1;
+        printf("bench_topology: network model, %lld ranks on %d nodes of %d (leaves of %d, %d "
+               "uplinks): planned in %.3f s CPU (%s%s), busiest link %g (target 1 s)\n",
+               (long long)pl.ranks, nodes[i], slots[i], LEAF, LEAF_UPLINKS, cpu,
+               smp_algorithm_name(pl.algorithm), pl.groups_first ? ", groups first" : "",
+               pl.link.l_max);
+        if (check && cpu > CHECK_CPU_BUDGET) {
+            fprintf(stderr, "bench_topology: %.3f s CPU, over the budget of %.0f s\n", cpu,
+                    CHECK_CPU_BUDGET);
+            rc = 1;
+        }
+        smp_placement_free(&pl);
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     bool check = argc > 1 && !strcmp(argv[1], "--check");
@@ -166,5 +241,5 @@ int main(int argc, char **argv)
     smp_levels_free(&lv);
     smp_nodes_free(&nodes);
     smt_free(t);
-    return rc;
+    return bench_network_model(check) ? 1 : rc;
 }

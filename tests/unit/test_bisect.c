@@ -1,11 +1,167 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bisect and folding: exact shares at any node sizes (including splits as
  * uneven as one huge node among many of one rank), scores the scorer
- * reproduces, cuts that follow the stencil, and folding that reaches the
- * proven optimum of 2-D "component" instances. */
+ * reproduces, cuts that follow the stencil, folding that reaches the
+ * proven optimum of 2-D "component" instances, and the very cuts of the
+ * plain search (every staircase sorted from scratch, every cut edge
+ * counted), which alg_bisect.c only reaches faster. */
 #include "unit_util.h"
 
 #include "construct/construct.h"
+#include "model/neighbours.h"
+
+/* ---- the plain search, as bisection was first written ---------------- */
+struct plain {
+    const smp_grid *g;
+    smp_nbr nb;
+    const int64_t *prefix;
+    int32_t *node_of_rank;
+    uint8_t *side;
+    int64_t *t;
+    double *w;
+    int k, j, desc; /* the staircase qsort orders by */
+};
+static struct plain *plain_now;
+
+static int64_t plain_coord(const struct plain *P, int32_t r, int axis)
+{
+    int64_t x = r;
+    for (int i = P->g->ndims - 1; i > axis; i--)
+        x /= P->g->dims[i];
+    return x % P->g->dims[axis];
+}
+
+/* staircase (k, j, desc): k (descending or not), then j, then the other
+ * axes in index order */
+static int plain_cmp(const void *x, const void *y)
+{
+    const struct plain *P = plain_now;
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    for (int pass = 0; pass < 3; pass++)
+        for (int i = 0; i < P->g->ndims; i++) {
+            if (pass == 0 ? i != P->k : pass == 1 ? i != P->j || P->j == P->k : i == P->k || i == P->j)
+                continue;
+            int64_t ca = plain_coord(P, a, i), cb = plain_coord(P, b, i);
+            if (ca != cb)
+                return (pass == 0 && P->desc ? cb < ca : ca < cb) ? -1 : 1;
+        }
+    return 0;
+}
+
+/* The weight of every neighbour-list entry from cells[0, split) into the
+ * rest (weights in quarters: exact in any order). */
+static double plain_cut(struct plain *P, const int32_t *cells, int64_t n, int64_t split)
+{
+    for (int64_t i = 0; i < n; i++)
+        P->side[cells[i]] = i >= split;
+    double w = 0;
+    for (int64_t i = 0; i < split; i++) {
+        int m = smp_nbr_list(&P->nb, cells[i], P->t, P->w);
+        for (int e = 0; e < m; e++)
+            if (P->side[P->t[e]] == 1)
+                w += P->w[e];
+    }
+    for (int64_t i = 0; i < n; i++)
+        P->side[cells[i]] = 0;
+    return w;
+}
+
+static void plain_order(struct plain *P, int32_t *cells, int64_t n, int k, int j, int desc)
+{
+    P->k = k, P->j = j, P->desc = desc;
+    plain_now = P;
+    qsort(cells, (size_t)n, sizeof(int32_t), plain_cmp);
+}
+
+/* Bisects cells (n of them) over nodes [a, b) as alg_bisect.c's comment
+ * says: every (k, j, direction) and the node splits mid - 1 .. mid + 1,
+ * the least weight kept, as cheap and nearer the middle on a tie. */
+static void plain_bisect(struct plain *P, int32_t *cells, int64_t n, int a, int b)
+{
+    if (b - a == 1) {
+        for (int64_t i = 0; i < n; i++)
+            P->node_of_rank[cells[i]] = a;
+        return;
+    }
+    int d = P->g->ndims, mid = a + 1;
+    int64_t half2 = P->prefix[a] + P->prefix[b], mn[SMP_MAX_DIMS], mx[SMP_MAX_DIMS];
+    for (int m = a + 1; m < b; m++)
+        if (llabs(2 * P->prefix[m] - half2) < llabs(2 * P->prefix[mid] - half2))
+            mid = m;
+    for (int i = 0; i < d; i++) {
+        mn[i] = INT64_MAX, mx[i] = -1;
+        for (int64_t c = 0; c < n; c++) {
+            int64_t x = plain_coord(P, cells[c], i);
+            mn[i] = x < mn[i] ? x : mn[i];
+            mx[i] = x > mx[i] ? x : mx[i];
+        }
+    }
+    double best = -1;
+    int bk = 0, bj = 0, bm = mid, bd = 0;
+    for (int k = 0; k < d; k++)
+        for (int j = 0; j < d && mx[k] > mn[k]; j++)
+            for (int desc = 0; desc < 2 && !((j == k && d > 1) || (j != k && mx[j] == mn[j]));
+                 desc++) {
+                plain_order(P, cells, n, k, j, desc);
+                for (int m = mid - 1; m <= mid + 1; m++) {
+                    if (m <= a || m >= b)
+                        continue;
+                    double w = plain_cut(P, cells, n, P->prefix[m] - P->prefix[a]);
+                    if (best < 0 || w < best || (w == best && abs(m - mid) < abs(bm - mid)))
+                        best = w, bk = k, bj = j, bm = m, bd = desc;
+                }
+            }
+    if (best >= 0)
+        plain_order(P, cells, n, bk, bj, bd);
+    int64_t split = P->prefix[bm] - P->prefix[a];
+    plain_bisect(P, cells, split, a, bm);
+    plain_bisect(P, cells + split, n - split, bm, b);
+}
+
+/* bisect against the plain search on random instances (1-4 dimensions,
+ * periodic or not, families and random stencils, weighted or not, equal
+ * and uneven nodes): the same node for every rank. */
+static void test_bisect_plain_search(void **state)
+{
+    (void)state;
+    tu_rng rng = {36};
+    for (int trial = 0; trial < 300; trial++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int nnodes;
+        char what[300];
+        smp_error err;
+        tu_random_instance(&rng, &g, &st, &slots, &nnodes, what, sizeof(what));
+        size_t p = (size_t)g.size;
+        int used = 0;
+        int64_t left = g.size, *prefix = malloc(sizeof(int64_t) * ((size_t)nnodes + 1));
+        int32_t *cap = malloc(sizeof(int32_t) * (size_t)nnodes), *fast = malloc(sizeof(int32_t) * p);
+        int32_t *cells = malloc(sizeof(int32_t) * p), *ref = malloc(sizeof(int32_t) * p);
+        struct plain P = {.g = &g, .prefix = prefix, .node_of_rank = ref, .side = calloc(p, 1)};
+        assert_true(prefix && cap && fast && cells && ref && P.side);
+        for (prefix[0] = 0; used < nnodes && left > 0; used++) {
+            cap[used] = (int32_t)(left < slots[used] ? left : slots[used]);
+            left -= cap[used];
+            prefix[used + 1] = prefix[used] + cap[used];
+        }
+        assert_ok(smp_place_bisect(&g, &st, cap, used, fast, &err), err);
+        assert_ok(smp_nbr_init(&P.nb, &g, &st, &err), err);
+        P.t = malloc(sizeof(int64_t) * (size_t)P.nb.nk);
+        P.w = malloc(sizeof(double) * (size_t)P.nb.nk);
+        assert_true(P.t && P.w);
+        for (size_t r = 0; r < p; r++)
+            cells[r] = (int32_t)r;
+        plain_bisect(&P, cells, g.size, 0, used);
+        for (size_t r = 0; r < p; r++)
+            if (fast[r] != ref[r])
+                fail_msg("%s: rank %zu on node %d, the plain search's %d", what, r, fast[r], ref[r]);
+        smp_nbr_free(&P.nb);
+        free(P.t), free(P.w), free(P.side), free(prefix), free(cap), free(fast), free(cells);
+        free(ref), free(slots);
+        smp_stencil_free(&st);
+    }
+}
 
 /* 1 node of 600 ranks among 400 nodes of 1 and back: deep, uneven splits. */
 static void test_bisect_uneven(void **state)
@@ -163,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_bisect_follows_stencil),
         cmocka_unit_test(test_bisect_random),
         cmocka_unit_test(test_fold_component_optimum),
+        cmocka_unit_test(test_bisect_plain_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

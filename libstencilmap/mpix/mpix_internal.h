@@ -7,6 +7,7 @@
 #define STENCILMAP_MPIX_INTERNAL_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <stencilmap/placement.h>
@@ -42,6 +43,8 @@ typedef struct {
     smp_score plan;     /* the plan's score */
     smp_score identity; /* the score of comm's own order */
     char algorithm[48];
+    int rank0;          /* the new rank of comm's rank 0: 0 unless the plan had to move it */
+    char rank0_why[160]; /* why rank 0 could not stay 0, "" otherwise */
     char why[600];      /* why comm's order was kept, "" otherwise */
 } smx_report;
 
@@ -64,6 +67,13 @@ void smx_levels_from_env(const smx_nodes *nodes, smp_levels *lv);
  * of comm's rank r (key[r] == r when comm's order is kept), and rep.
  * Returns an MPI error class. */
 int smx_plan_keys(const smx_request *rq, const smx_nodes *nodes, int *key, smx_report *rep);
+/* Keeps comm's rank 0 as the grid's rank 0 when that costs nothing
+ * (mpix_plan.c): when pl puts grid rank 0 on node X, not on node 0
+ * (comm's rank 0's), exchanges the two nodes' planned ranks in pl if that
+ * leaves every figure of the plan as it is.  Returns 1 when it exchanged
+ * or had nothing to do, 0 when rank 0 must move (why[len] says why). */
+int smx_keep_rank0(const smp_grid *g, const smp_stencil *st, const smx_nodes *nodes,
+                   const smp_levels *lv, smp_placement *pl, char *why, size_t len);
 /* The whole reordering: nodes, plan at rank 0, the keys scattered, then
  * MPI_Comm_split and PMPI_Cart_create(reorder=0).  Collective.  rep (may
  * be NULL) is filled on rank 0 only. */

@@ -118,15 +118,17 @@ static bool levels_same(const smp_grid *g, const smp_stencil *st, const smp_leve
         shared &= lv->group_of_node[l][x] == lv->group_of_node[l][0];
     if (shared || !lv->nlevels)
         return true;
+    if (pl->nlevels < lv->nlevels) /* the plan's own figures unknown: no exchange */
+        return false;
     smp_score now[SMP_MAX_LEVELS];
     smp_error err;
     if (smp_levels_score_compute(g, st, pl->node_of_rank, pl->nnodes, lv, now, &err) != SMP_OK)
         return false;
-    for (int l = 0; l < lv->nlevels && l < pl->nlevels; l++)
+    for (int l = 0; l < lv->nlevels; l++)
         if (now[l].j_sum != pl->level[l].j_sum || now[l].j_max != pl->level[l].j_max ||
             now[l].w_sum != pl->level[l].w_sum || now[l].w_max != pl->level[l].w_max)
             return false;
-    for (int l = 0; l < lv->nlevels && l < pl->nlevels; l++)
+    for (int l = 0; l < lv->nlevels; l++)
         pl->level[l].j_max_node = now[l].j_max_node;
     return true;
 }

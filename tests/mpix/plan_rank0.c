@@ -64,8 +64,11 @@ static smx_request request(int ndims, const int *dims, const int *periods)
     return rq;
 }
 
-/* the planner's own node of grid rank 0, before any exchange */
-static int raw_node_of_0(const smx_request *rq, const smx_nodes *nodes, smp_score *score)
+/* the planner's own node of grid rank 0, before any exchange; score[0]
+ * its nodes' figures, score[1 + l] those between the groups of level l
+ * (*nlevels of them, with STENCIL_MAP_LEVELS) */
+static int raw_node_of_0(const smx_request *rq, const smx_nodes *nodes, smp_score *score,
+                         int *nlevels)
 {
     smp_grid g;
     smp_stencil st;
@@ -87,7 +90,10 @@ static int raw_node_of_0(const smx_request *rq, const smx_nodes *nodes, smp_scor
         smp_stencil_family(&st, "nearest", rq->ndims, &err) == SMP_OK &&
         smp_plan_with(&g, &st, nodes->slots, nodes->nnodes, &opts, &pl, &err) == SMP_OK) {
         n = pl.node_of_rank[0];
-        *score = pl.score;
+        score[0] = pl.score;
+        *nlevels = pl.nlevels;
+        for (int l = 0; l < pl.nlevels; l++)
+            score[1 + l] = pl.level[l];
     }
     smp_placement_free(&pl);
     smp_levels_free(&lv);
@@ -95,10 +101,12 @@ static int raw_node_of_0(const smx_request *rq, const smx_nodes *nodes, smp_scor
     return n;
 }
 
-/* the score of where the new ranks sit: new rank key[r] on old rank r's node */
+/* the score of where the new ranks sit: new rank key[r] on old rank r's
+ * node; s[0] the nodes', s[1 + l] level l's as raw_node_of_0 */
 static int score_of_keys(const smx_request *rq, const smx_nodes *nodes, const int *key,
                          smp_score *s)
 {
+    smp_levels lv;
     smp_grid g;
     smp_stencil st;
     smp_error err;
@@ -116,6 +124,10 @@ static int score_of_keys(const smx_request *rq, const smx_nodes *nodes, const in
     ok = ok && smp_grid_init(&g, rq->ndims, d, p, &err) == SMP_OK &&
          smp_stencil_family(&st, "nearest", rq->ndims, &err) == SMP_OK &&
          smp_score_compute(&g, &st, on, nodes->nnodes, s, &err) == SMP_OK;
+    smx_levels_from_env(nodes, &lv);
+    ok = ok && (!lv.nlevels || smp_levels_score_compute(&g, &st, on, nodes->nnodes, &lv, s + 1,
+                                                        &err) == SMP_OK);
+    smp_levels_free(&lv);
     smp_stencil_free(&st);
     free(on);
     return ok;
@@ -140,12 +152,13 @@ static void run_case(const char *name, int ndims, const int *dims, const int *pe
 {
     smx_nodes nodes;
     smx_report rep;
-    smp_score raw, got;
+    smp_score raw[1 + SMP_MAX_LEVELS], got[1 + SMP_MAX_LEVELS];
+    int nlevels = 0;
     char what[1024];
     make_nodes(&nodes, nnodes, slots, cyclic);
     smx_request rq = request(ndims, dims, periods);
     int *key = malloc(sizeof(int) * (size_t)nodes.size);
-    int x = raw_node_of_0(&rq, &nodes, &raw);
+    int x = raw_node_of_0(&rq, &nodes, raw, &nlevels);
     snprintf(what, sizeof(what), "%s: the planner puts grid rank 0 on node %d, not rank 0's", name,
              x);
     check(x > 0, what);
@@ -153,13 +166,20 @@ static void run_case(const char *name, int ndims, const int *dims, const int *pe
     snprintf(what, sizeof(what), "%s: planned (%s), a permutation", name,
              rep.planned ? rep.algorithm : rep.why);
     check(rc == MPI_SUCCESS && rep.planned && permutation(key, nodes.size), what);
-    int scored = score_of_keys(&rq, &nodes, key, &got);
-    snprintf(what, sizeof(what), "%s: inter-node edges J_sum %lld J_max %lld, the plan's %lld %lld",
-             name, (long long)got.j_sum, (long long)got.j_max, (long long)raw.j_sum,
-             (long long)raw.j_max);
-    check(scored && got.j_sum == raw.j_sum && got.j_max == raw.j_max && got.w_sum == raw.w_sum &&
-              got.w_max == raw.w_max && rep.plan.j_sum == raw.j_sum && rep.plan.j_max == raw.j_max,
-          what);
+    int scored = score_of_keys(&rq, &nodes, key, got);
+    for (int l = 0; l <= nlevels; l++) { /* l == 0: nodes; else level l - 1 */
+        char where[32] = "inter-node";
+        if (l)
+            snprintf(where, sizeof(where), "level %d", l - 1);
+        snprintf(what, sizeof(what), "%s: %s edges J_sum %lld J_max %lld, the plan's %lld %lld",
+                 name, where, (long long)got[l].j_sum,
+                 (long long)got[l].j_max, (long long)raw[l].j_sum, (long long)raw[l].j_max);
+        check(scored && got[l].j_sum == raw[l].j_sum && got[l].j_max == raw[l].j_max &&
+                  got[l].w_sum == raw[l].w_sum && got[l].w_max == raw[l].w_max,
+              what);
+    }
+    check(rep.plan.j_sum == raw[0].j_sum && rep.plan.j_max == raw[0].j_max,
+          "... the report's figures are the plan's");
     if (kept) {
         snprintf(what, sizeof(what), "%s: comm's rank 0 is the grid's rank 0 (key %d)", name,
                  key[0]);
@@ -198,11 +218,12 @@ static void explore(void)
                     continue;
                 smx_nodes nodes;
                 smx_report rep;
-                smp_score raw;
+                smp_score raw[1 + SMP_MAX_LEVELS];
                 make_nodes(&nodes, n, sizes[z], cyclic);
                 smx_request rq = request(nd, shapes[s], per);
                 int key[256];
-                int x = raw_node_of_0(&rq, &nodes, &raw);
+                int nlv = 0;
+                int x = raw_node_of_0(&rq, &nodes, raw, &nlv);
                 smx_plan_keys(&rq, &nodes, key, &rep);
                 if (x > 0 && rep.planned)
                     printf("dims %dx%dx%d slots %d,%d,%d,%d %s: raw node %d, key[0] %d %s\n",

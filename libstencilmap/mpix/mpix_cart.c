@@ -28,13 +28,18 @@ static void print_report(const smx_request *rq, const smx_report *rep)
     size_t at = 0;
     for (int i = 0; i < rq->ndims && at < sizeof(dims); i++)
         at += (size_t)snprintf(dims + at, sizeof(dims) - at, "%s%d", i ? "x" : "", rq->dims[i]);
+    /* codes that need rank 0 to stay rank 0 (GROMACS) learn it here */
+    char rank0[200] = "";
+    if (rep->planned && rep->rank0 != 0)
+        snprintf(rank0, sizeof(rank0), "; rank 0 renumbered to %d: %s", rep->rank0,
+                 rep->rank0_why);
     fprintf(stderr,
             "stencil-map: %s %s on %d nodes: %s, planned J_sum %lld J_max %lld, "
-            "identity J_sum %lld J_max %lld (%s)\n",
+            "identity J_sum %lld J_max %lld (%s%s)\n",
             rq->caller ? rq->caller : "MPIX_Cart_stencil_comm", dims, rep->nnodes,
             rep->planned ? "reordered" : "order kept", (long long)rep->plan.j_sum,
             (long long)rep->plan.j_max, (long long)rep->identity.j_sum,
-            (long long)rep->identity.j_max, rep->planned ? rep->algorithm : rep->why);
+            (long long)rep->identity.j_max, rep->planned ? rep->algorithm : rep->why, rank0);
 }
 
 int smx_comm_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *split, smx_report *rep)

@@ -7,6 +7,7 @@
 #define STENCILMAP_MPIX_INTERNAL_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <stencilmap/placement.h>
@@ -42,6 +43,8 @@ typedef struct {
     smp_score plan;     /* the plan's score */
     smp_score identity; /* the score of comm's own order */
     char algorithm[48];
+    int rank0;          /* the new rank of comm's rank 0: 0 unless the plan had to move it */
+    char rank0_why[160]; /* why rank 0 could not stay 0, "" otherwise */
     char why[600];      /* why comm's order was kept, "" otherwise */
     /* for the reorder record: with keep_nodes set before smx_cart_reordered,
      * rank 0 gets the nodes found and key[r], comm's rank r's new rank
@@ -80,6 +83,13 @@ int smx_plan_keys(const smx_request *rq, const smx_nodes *nodes, int *key, smx_r
  * rank in *split is its new rank).  Collective.  rep (may be NULL) is
  * filled on rank 0 only. */
 int smx_comm_reordered(MPI_Comm comm, const smx_request *rq, MPI_Comm *split, smx_report *rep);
+/* Keeps comm's rank 0 as the grid's rank 0 when that costs nothing
+ * (mpix_plan.c): when pl puts grid rank 0 on node X, not on node 0
+ * (comm's rank 0's), exchanges the two nodes' planned ranks in pl if that
+ * leaves every figure of the plan as it is.  Returns 1 when it exchanged
+ * or had nothing to do, 0 when rank 0 must move (why[len] says why). */
+int smx_keep_rank0(const smp_grid *g, const smp_stencil *st, const smx_nodes *nodes,
+                   const smp_levels *lv, smp_placement *pl, char *why, size_t len);
 /* The whole reordering: nodes, plan at rank 0, the keys scattered, then
  * MPI_Comm_split and PMPI_Cart_create(reorder=0).  Collective.  rep (may
  * be NULL) is filled on rank 0 only. */

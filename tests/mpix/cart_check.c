@@ -17,7 +17,8 @@
  * the ranks are MPI_COMM_WORLD's.  Then "observed J_sum S J_max M": the
  * directed +-1 edges between processes of different processor names,
  * counted on the new communicator, and HOSTFILE, the processor name of
- * each new rank, one a line, for an independent score.  errors: the
+ * each new rank, one a line, for an independent score, and "world rank 0
+ * is rank R", its rank in the new communicator.  errors: the
  * argument errors of MPIX_Cart_stencil_comm, as return codes.  seed: seed
  * 003's worked examples through MPIX_Dims_weighted_create and
  * MPIX_Dims_ml_create, MPIX_Cart_ml_create's layout over 2 levels (needs
@@ -349,6 +350,8 @@ int main(int argc, char **argv)
         check(halo_ok(cart, nd, dims), "halo exchange: every neighbour's coordinates", rank);
         if (argv[1][strlen(argv[1]) - 1] == '0')
             check(me == rank, "reorder 0: every rank is MPI_COMM_WORLD's", rank);
+        if (rank == 0) /* codes such as GROMACS need it to be 0 */
+            printf("world rank 0 is rank %d\n", me);
         edges(cart, nd, argv[4]);
         MPI_Comm_free(&cart);
     }

@@ -22,7 +22,8 @@
 # vertex v's neighbours as described, a graph that is no stencil keeps
 # MPI's order; a Fortran
 # MPI_CART_CREATE (cart_check_f.F90) reaches the library and gets the
-# planned edges.  Prints "ok NAME" / "FAIL NAME",
+# planned edges; world rank 0 stays rank 0 where the nodes allow it, else
+# the line says where it went (issue 37).  Prints "ok NAME" / "FAIL NAME",
 # FIGURES lines and "N passed, M failed"; always brings the cluster down.
 #
 # env: MINICLUSTER_DIR (default /var/lib/smc-mpix), MINICLUSTER_PORT_BASE
@@ -135,6 +136,14 @@ run_ok() {
     grep -c '^ok ' "$1" | sed "s/^/$(basename "$1"): /; s/$/ checks ok/"
 }
 observed() { sed -n 's/^observed J_sum \([0-9]*\) J_max \([0-9]*\)$/\1 \2/p' "$1"; }
+# rank0_ok OUT ERR: world rank 0 is the new rank 0 unless the library's
+# line says "rank 0 renumbered to R", and then it is R
+rank0_ok() {
+    local got want
+    got=$(sed -n 's/^world rank 0 is rank \([0-9]*\)$/\1/p' "$1")
+    want=$(sed -n 's/^stencil-map: .*rank 0 renumbered to \([0-9]*\): .*/\1/p' "$2")
+    [ "$got" = "${want:-0}" ] || { fail "world rank 0 is rank '$got', the library's line says '${want:-0}'"; return 1; }
+}
 # the verbose line: STATE PLANNED_SUM PLANNED_MAX IDENTITY_SUM IDENTITY_MAX
 verbose() {
     sed -n 's/^stencil-map: .* nodes: \([a-z ]*\), planned J_sum \([0-9]*\) J_max \([0-9]*\), identity J_sum \([0-9]*\) J_max \([0-9]*\) .*/\1|\2 \3|\4 \5/p' "$1"
@@ -199,6 +208,7 @@ EOF
     grep -h '^stencil-map: ' "$d/err1"
     obs=$(observed "$d/out1")
     [ "$obs" = "$plan" ] || { fail "reorder=1: observed $obs, the library planned $plan"; return 1; }
+    rank0_ok "$d/out1" "$d/err1" || return 1
     [ "$(score_of "$d/hosts1" "$dims" "$periods")" = "$obs" ] || { fail "stencil-map score of hosts1 is not $obs"; return 1; }
     check_record "$d" "$state" "$plan" "$obs" || return 1
     for f in 0 off plain; do
@@ -215,6 +225,47 @@ EOF
         [ "$state" = reordered ] && [ "$ps" -lt "$is" ] || { fail "round-robin: not reordered ($state, $ps vs $is)"; return 1; }
     fi
     echo "FIGURES $mpi $layout n=$n dims $dims: MPI_Cart_create(reorder=1) with the library: J_sum $ps J_max $pm ($state); MPI's own order (reorder=0, STENCIL_MAP_REORDER=0, no library): J_sum $is J_max $im"
+    rm -rf "$d"
+}
+
+# t_rank0 DIMS kept|moved CPUS... : rank 0 (issue 37) under the preloaded
+# MPICH library, blocked over the nodes taken in the order of their CPUS
+# (a Hydra machine file in that order: rank 0 on the first).
+# tests/mpix/plan_rank0.c shows that the plan of these grids puts grid
+# rank 0 on another node than rank 0's.  kept: that node is as big as rank
+# 0's, the two are exchanged, world rank 0 stays rank 0 and the edges are
+# the plan's; moved: rank 0's node is smaller, the line says "rank 0
+# renumbered to R" and world rank 0 is rank R
+t_rank0() {
+    local dims=$1 want=$2 d lib=$LIB/libstencilmap-reorder-mpich.so n=0 c order=""
+    shift 2
+    for c in "$@"; do n=$((n + c)); order="$order $c"; done
+    d=$(mktemp -d "$WORK/t.XXXXXX")
+    cat >"$d/job.sh" <<EOF
+set -e
+$MACHINES
+: >machines.rank0
+for c in$order; do grep ":\$c\$" machines.blocked | grep -vxF -f machines.rank0 | head -1 >>machines.rank0; done
+$(launch_line mpich rank0 "$n" "$WORK/bin/cart-mpich cart1 $dims 0,0 hosts1" LD_PRELOAD="$lib" STENCIL_MAP_VERBOSE=1) >out1 2>err1
+EOF
+    in_job "$d" "$n" "$d/job.sh" >"$d/job.out" 2>&1 || { cat "$d/job.out" "$d"/err* "$d"/out*; fail "the job failed"; return 1; }
+    run_ok "$d/out1" || return 1
+    grep -h '^stencil-map: ' "$d/err1"
+    tr '\n' ' ' <"$d/machines.rank0"; echo
+    local v state plan ident
+    v=$(verbose "$d/err1")
+    IFS='|' read -r state plan ident <<<"$v"
+    [ "$state" = reordered ] || { fail "not reordered: $v"; return 1; }
+    [ "$(observed "$d/out1")" = "$plan" ] || { fail "observed $(observed "$d/out1"), planned $plan"; return 1; }
+    [ "$(score_of "$d/hosts1" "$dims" 0,0)" = "$plan" ] || { fail "stencil-map score of hosts1 is not $plan"; return 1; }
+    rank0_ok "$d/out1" "$d/err1" || return 1
+    if [ "$want" = moved ]; then
+        grep -q 'rank 0 renumbered to [1-9]' "$d/err1" || { fail "no 'rank 0 renumbered' in the line"; return 1; }
+    else
+        ! grep -q 'rank 0 renumbered' "$d/err1" && grep -q '^world rank 0 is rank 0$' "$d/out1" ||
+            { fail "rank 0 was renumbered"; return 1; }
+    fi
+    echo "FIGURES rank 0, nodes of$order CPUs, dims $dims: $(grep '^world rank 0 is' "$d/out1"), J_sum J_max $plan (MPI's order $ident)"
     rm -rf "$d"
 }
 
@@ -396,6 +447,8 @@ run_test hetero-openmpi-cyclic-2d-n24 t_reorder openmpi cyclic 24 6,4 0,0
 run_test hetero-mpich-blocked-2d-n24 t_reorder mpich blocked 24 6,4 0,0
 run_test hetero-openmpi-blocked-3d-n24 t_reorder openmpi blocked 24 2,3,4 0,0,0
 run_test hetero-mpix-weighted-openmpi-n24 t_weighted openmpi cyclic 24 1,2 0,0
+run_test rank0-kept-mpich-8-8-6-2 t_rank0 6,4 kept 8 8 6 2
+run_test rank0-moved-mpich-6-8-8-2 t_rank0 3,8 moved 6 8 8 2
 
 # b_cost N...: the bench, blocked over 4 nodes, at each N
 b_cost() {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The links above the network levels for plan and compare: --routing
- * static|adaptive and --uplinks N[,N...] (level 0 first, each the uplinks
- * of every group of that level, over what the topology says: Slurm's files
+ * static|adaptive|direct and --uplinks N[,N...] (level 0 first, each the
+ * uplinks of every group of that level, or under direct the links between
+ * every two of its groups, over what the topology says: Slurm's files
  * list one parent where the fabric often has several), and L_max, the
  * busiest link's load, as the summary line and the JSON show it. */
 #include <errno.h>

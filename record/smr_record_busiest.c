@@ -8,6 +8,8 @@
  *   "busiest_link": {"l_max": 48, "bound": 40, "routing": "static",
  *                    "uplinks": [{"min": 2, "max": 2}, ...]}   one per level
  *
+ * routing is one of smp_routing_name's: "static", "adaptive", "direct"
+ * (the last added after format 1's first records, same format number).
  * The uplink counts are those the plan used per group (the site's
  * uplinks= or the topology's parents), as ranges over the level's groups. */
 #include <stdio.h>

@@ -286,10 +286,10 @@ static void test_placed_levels(void **state)
 static void test_placed_busiest(void **state)
 {
     (void)state;
-    static const char *const routing[2] = {"static", "adaptive"};
-    for (int k = 0; k < 2; k++) {
+    static const char *const routing[3] = {"static", "adaptive", "direct"};
+    for (int k = 0; k < 3; k++) {
         smr_record a;
-        placed(&a, k, false);
+        placed(&a, k == 1, false);
         with_levels(&a);
         a.link_l_max = 48.5 + k;
         a.link_bound = 40.25;

@@ -326,11 +326,14 @@ for c in "${CASES[@]}"; do
     score_levels "$name" "$dims" "$stencil" "$nets" "$hosts"
 done
 # plans.tsv: the planned cases' rows replace their earlier ones; with
-# SCALE_ALGS only those placements' rows (the case's others stay)
-KEEP_ARGS=(-v planned="$(for c in "${CASES[@]}"; do echo "${c%% *}"; done | tr '\n' ' ')" -v algs="${SCALE_ALGS:-}")
+# SCALE_ALGS only those placements' rows, with SCALE_NETWORKS only the
+# rows of those networks and "*" (the case's others stay)
+KEEP_ARGS=(-v planned="$(for c in "${CASES[@]}"; do echo "${c%% *}"; done | tr '\n' ' ')" -v algs="${SCALE_ALGS:-}"
+           -v nets="$NETWORKS")
 KEEP_PROG='BEGIN { n = split(planned, p, " "); for (i = 1; i <= n; i++) skip[p[i]] = 1
+                   m = split(nets, w, " "); for (i = 1; i <= m; i++) net[w[i]] = 1
                    n = split(algs, a, " "); for (i = 1; i <= n; i++) only[a[i]] = 1 }
-           !($1 in skip) || (n > 0 && !($3 in only))'
+           !($1 in skip) || (n > 0 && !($3 in only)) || ($2 != "*" && !($2 in net))'
 {
     printf '%s\n' "$PLANS_HEAD"
     if [ -s "$OUT/plans.tsv" ]; then

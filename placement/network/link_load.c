@@ -205,8 +205,10 @@ static void net_result_direct(const struct net *n, const smp_links *lk, smp_link
             double w;
             if (!smp_pair_loads_at(&n->pair[l], i, &a, &b, &w))
                 continue;
-            double sp = lk && lk->speed[l] ? lk->speed[l][a] : 1.0;
-            consider(out, w / (n->k[l][a] * sp), l, a, false);
+            double sp = lk && lk->speed[l] ? lk->speed[l][a] : 1.0, v = w / (n->k[l][a] * sp);
+            if (v > out->l_max)
+                out->to = b;
+            consider(out, v, l, a, false);
         }
     out->bound = out->l_max;
 }
@@ -216,6 +218,7 @@ static void net_result(const struct net *n, const smp_links *lk, smp_link_score 
 {
     memset(out, 0, sizeof(*out));
     out->level = -1;
+    out->to = -1;
     for (int v = 0; v < n->nnodes; v++) {
         consider(out, n->node_out[v], -1, v, false);
         consider(out, n->node_in[v], -1, v, true);
@@ -254,6 +257,7 @@ smp_status smp_link_score_compute(const smp_grid *grid, const smp_stencil *st,
                                   const smp_links *lk, smp_link_score *out, smp_error *err)
 {
     memset(out, 0, sizeof(*out));
+    out->to = -1;
     if (nnodes < 1)
         return smp_error_set(err, SMP_ERR_INPUT, "nodes: none given");
     if (st->ndims != grid->ndims)

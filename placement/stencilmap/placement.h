@@ -161,6 +161,8 @@ typedef struct {
     bool down;     /* the link into it (else out of it) */
     double node_max; /* the busiest node link's load */
     double up_max;   /* the busiest link above the nodes (0 without levels) */
+    int32_t to;      /* direct routing: the group the busiest link leads to from
+                      * `where` (same level); -1 for any other link */
 } smp_link_score;
 
 typedef struct {

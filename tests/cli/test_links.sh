@@ -130,6 +130,11 @@ for alg in blocked strips random; do
     le "direct over 4 groups, $alg: L_max at most linkload.py's" \
         "$(jget "$work/direct-4-$alg.out" links.l_max)" "$ll"
 done
+# random's busiest link is a pair of groups': the JSON names both ends
+check_cmd "direct: the busiest pair's far end is g[0-3]" \
+    python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["links"]
+sys.exit(not (l["level"] == 1 and l["where"] in ("g0","g1","g2","g3") and l["to"] in ("g0","g1","g2","g3") and l["to"] != l["where"]))' \
+    "$work/direct-4-random.out"
 
 run 2 bad-routing plan "$work/s.json" $job --routing dmodk
 has bad-routing err "--routing: static, adaptive or direct, not dmodk"

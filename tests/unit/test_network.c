@@ -271,6 +271,12 @@ static void test_link_score_reference(void **state)
         assert_true(ls.bound <= ls.l_max * (1 + 1e-12));
         if (lk.routing == SMP_ROUTING_ADAPTIVE || lk.routing == SMP_ROUTING_DIRECT)
             assert_near(what, "L_max against its bound", ls.l_max, ls.bound);
+        /* a busiest pair link names its far group, any other link none */
+        if (lk.routing == SMP_ROUTING_DIRECT && ls.level >= 0) {
+            assert_true(ls.to >= 0 && ls.to < lv.ngroups[ls.level] && ls.to != ls.where);
+        } else {
+            assert_int_equal(ls.to, -1);
+        }
         /* the node links alone: what J_max and the figures in stay */
         smp_link_score bare;
         assert_ok(smp_link_score_compute(&g, &st, pl, n, NULL, NULL, &bare, &err), err);

@@ -75,7 +75,8 @@ int smr_parse_busiest(json_t *t, smr_record *rec, char *err, size_t n)
         return smr_bad(err, n, "topology.busiest_link: must be an object");
     json_t *rt = json_object_get(o, "routing");
     if (!json_is_string(rt) || !smp_routing_from_name(json_string_value(rt), &r))
-        return smr_bad(err, n, "topology.busiest_link.routing: must be 'static' or 'adaptive'");
+        return smr_bad(err, n,
+                       "topology.busiest_link.routing: must be 'static', 'adaptive' or 'direct'");
     snprintf(rec->link_routing, sizeof(rec->link_routing), "%s", smp_routing_name(r));
     double l_max, bound;
     if (get_load(o, "l_max", &l_max, err, n) || get_load(o, "bound", &bound, err, n) ||

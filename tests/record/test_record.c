@@ -331,7 +331,7 @@ static void test_levels_malformed(void **state)
          "topology.levels[0].w_sum: must be a non-negative number"},
         {BUSIEST_HEAD "[1]}", "topology.busiest_link: must be an object"},
         {BUSIEST_HEAD "{\"routing\": \"ecmp\"}}",
-         "topology.busiest_link.routing: must be 'static' or"},
+         "topology.busiest_link.routing: must be 'static', 'adaptive' or 'direct'"},
         {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": -1}}",
          "topology.busiest_link.l_max: must be a non-negative number"},
         {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, \"uplinks\": []}}",

@@ -107,7 +107,7 @@ static int routing_option(const char *cmd, const char *arg, struct cli_opts *o)
 {
     if (smp_routing_from_name(arg, &o->routing))
         return 0;
-    return usage_error(cmd, "--routing: static or adaptive, not", arg);
+    return usage_error(cmd, "--routing: static, adaptive or direct, not", arg);
 }
 
 int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The links above the network levels for plan and compare: --routing
- * static|adaptive and --uplinks N[,N...] (level 0 first, each the uplinks
- * of every group of that level, over what the topology says: Slurm's files
+ * static|adaptive|direct and --uplinks N[,N...] (level 0 first, each the
+ * uplinks of every group of that level, or under direct the links between
+ * every two of its groups, over what the topology says: Slurm's files
  * list one parent where the fabric often has several), and L_max, the
  * busiest link's load, as the summary line and the JSON show it. */
 #include <errno.h>
@@ -62,12 +63,19 @@ static void where_text(const smp_link_score *ls, const smp_levels *lv, char *buf
     const char *name = lv && ls->level < lv->nlevels && lv->group_names[ls->level]
                            ? lv->group_names[ls->level][ls->where]
                            : NULL;
-    char g[80];
+    char g[80], t[80] = "";
     if (name)
         snprintf(g, sizeof(g), "%s", name);
     else
         snprintf(g, sizeof(g), "group %d", (int)ls->where);
-    snprintf(buf, n, "level %d, %s's %s", ls->level, g, ls->down ? "downlinks" : "uplinks");
+    if (ls->to >= 0 && lv && ls->level < lv->nlevels && lv->group_names[ls->level])
+        snprintf(t, sizeof(t), "%s", lv->group_names[ls->level][ls->to]);
+    else if (ls->to >= 0)
+        snprintf(t, sizeof(t), "group %d", (int)ls->to);
+    if (ls->to >= 0)
+        snprintf(buf, n, "level %d, %s's links to %s", ls->level, g, t);
+    else
+        snprintf(buf, n, "level %d, %s's %s", ls->level, g, ls->down ? "downlinks" : "uplinks");
 }
 
 const char *cli_link_text(const smp_link_score *ls, const smp_levels *lv, char *buf, size_t n)
@@ -87,5 +95,11 @@ json_t *cli_link_json(const smp_link_score *ls, const smp_levels *lv)
                            ? lv->group_names[ls->level][ls->where]
                            : NULL;
     json_object_set_new(j, "where", name ? json_string(name) : json_integer(ls->where));
+    if (ls->to >= 0) {
+        const char *to = lv && ls->level < lv->nlevels && lv->group_names[ls->level]
+                             ? lv->group_names[ls->level][ls->to]
+                             : NULL;
+        json_object_set_new(j, "to", to ? json_string(to) : json_integer(ls->to));
+    }
     return j;
 }

@@ -32,11 +32,13 @@ static const char levels_mode_lines[] =
     "                  candidate, the least busiest link kept), groups-first,\n"
     "                  nodes-first\n";
 static const char links_lines[] =
-    "--routing R       static (default: d-mod-k, by the destination's position) or\n"
-    "                  adaptive (traffic spread over a group's uplinks): how the\n"
-    "                  busiest link's load L_max is estimated\n"
+    "--routing R       static (default: d-mod-k, by the destination's position),\n"
+    "                  adaptive (traffic spread over a group's uplinks) or direct\n"
+    "                  (groups joined pairwise, minimal routing: a dragonfly): how\n"
+    "                  the busiest link's load L_max is estimated\n"
     "--uplinks N[,N...] uplinks of every group of level 0, 1, ... (leaf switches\n"
-    "                  first), over the topology's count of parent switches\n";
+    "                  first), over the topology's count of parent switches;\n"
+    "                  direct: the links between every two groups of the level\n";
 
 static const char exit_line[] = "Exit status: 0 ok, 2 bad input, 3 infeasible, 4 system error.\n";
 

@@ -112,7 +112,7 @@ typedef struct {
      * and the uplink counts per group the plan was scored with, as ranges
      * over each level's groups (smr_record_busiest.c) */
     double link_l_max, link_bound;
-    char link_routing[16];   /* "static", "adaptive" */
+    char link_routing[16];   /* "static", "adaptive", "direct" */
     int link_uplinks_min[SMP_MAX_LEVELS], link_uplinks_max[SMP_MAX_LEVELS];
     /* each group's uplink count in the level's group order, where the
      * counts differ ("per_group" of the level's "uplinks" entry); NULL

@@ -8,6 +8,8 @@
  *   "busiest_link": {"l_max": 48, "bound": 40, "routing": "static",
  *                    "uplinks": [{"min": 2, "max": 2}, ...]}   one per level
  *
+ * routing is one of smp_routing_name's: "static", "adaptive", "direct"
+ * (the last added after format 1's first records, same format number).
  * The uplink counts are those the plan used per group (the site's
  * uplinks= or the topology's parents), as ranges over the level's groups;
  * where a level's groups have unequal counts, its entry also lists them,
@@ -118,7 +120,8 @@ int smr_parse_busiest(json_t *t, smr_record *rec, char *err, size_t n)
         return smr_bad(err, n, "topology.busiest_link: must be an object");
     json_t *rt = json_object_get(o, "routing");
     if (!json_is_string(rt) || !smp_routing_from_name(json_string_value(rt), &r))
-        return smr_bad(err, n, "topology.busiest_link.routing: must be 'static' or 'adaptive'");
+        return smr_bad(err, n,
+                       "topology.busiest_link.routing: must be 'static', 'adaptive' or 'direct'");
     snprintf(rec->link_routing, sizeof(rec->link_routing), "%s", smp_routing_name(r));
     double l_max, bound;
     if (get_load(o, "l_max", &l_max, err, n) || get_load(o, "bound", &bound, err, n) ||

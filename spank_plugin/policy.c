@@ -113,7 +113,7 @@ static int parse_choice(sm_policy *pol, const char *arg, size_t klen, const char
     } else if (KEY("routing")) {
         if (!smp_routing_from_name(val, &pol->routing))
             return fail(msg, n, "plugstack argument routing=%.100s: %s", val,
-                        "must be 'static' or 'adaptive'");
+                        "must be 'static', 'adaptive' or 'direct'");
     } else {
         return NOT_MINE;
     }

@@ -38,7 +38,7 @@ typedef struct {
                                   * repaired with a warning */
     smp_levels_mode levels_mode; /* levels_mode=: how auto plans on the
                                   * levels (SMP_LEVELS_BEST, the default) */
-    smp_routing routing;         /* routing=static|adaptive (SMP_ROUTING_DEFAULT) */
+    smp_routing routing;         /* routing=static|adaptive|direct (SMP_ROUTING_DEFAULT) */
     int nuplinks;                /* uplinks=N[,N...]: the uplinks of every group */
     int32_t uplinks[SMP_MAX_LEVELS]; /* of level 0, 1, ... (nuplinks given) */
     char learned_dir[1024];   /* learned_dir=DIR (absolute): the root of the

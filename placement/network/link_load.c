@@ -15,12 +15,35 @@
  * receiver's (down) side: d-mod-k.  Loads are in stencil messages
  * (weighted by the stencil's weights) per node-link capacity.
  *
+ * Direct routing (pair_load.c) has no tree above a level: the groups under
+ * one parent (or all of the level's groups at the top) are joined
+ * pairwise, each ordered pair (A, B) by k links of A's count and speed.  A
+ * message between nodes a and b loads, besides the node links, only the
+ * links of the pair (A, B) where A and B are a's and b's groups at the
+ * finest level whose groups share a parent (the coarsest level where a
+ * and b differ): load / (k x speed) on each of them.  It ignores the hops
+ * a real dragonfly adds inside A and B to reach the router that holds the
+ * (A, B) links (SimGrid's minimal routing: a router link to the gateway
+ * router, the group links, a router link from the gateway to b's router);
+ * with many routers per group those hops carry one router's share of the
+ * traffic while the group links carry the whole group's.
+ *
  * The bound: max(the busiest node link, every group's traffic out and in
  * divided by its k links and their speed).  It holds under any routing of
- * this placement: a node has one link, and the busiest of a group's k
- * links carries at least their mean.  Adaptive routing's L_max equals it;
- * static routing's may lie above it, and the gap is load a better spread
- * over the positions (moving whole node blocks) could take off.  SimGrid's
+ * this placement on the tree: a node has one link, and the busiest of a
+ * group's k links carries at least their mean.  Adaptive routing's L_max
+ * equals it; static routing's may lie above it, and the gap is load a
+ * better spread over the positions (moving whole node blocks) could take
+ * off.  Under direct routing the bound is max(the busiest node link, every
+ * pair's traffic over its k links and their speed), which is its L_max:
+ * on a fabric whose sibling groups are joined pairwise and routed
+ * minimally, every message from a node under A to a node under B (A and B
+ * siblings, as above) crosses one of the (A, B) links, since a minimal
+ * route between two siblings takes the one hop that joins them; so those k
+ * links carry at least the pair's traffic and the busiest of them at least
+ * its mean, and every message loads its two node links.  Hops the model
+ * ignores only add load, so the bound stays below the fabric's busiest
+ * link (non-minimal routes, e.g. Valiant's, are outside it).  SimGrid's
  * cross-traffic (5 % of every flow back along its route) is the bench's,
  * not the model's (contrib/bench/scale/linkload.py). */
 #include <stdlib.h>
@@ -34,13 +57,15 @@
  * group and d-mod-k stride at every level. */
 struct net {
     int nl, nnodes;
-    bool adaptive;
+    bool adaptive, direct;
     const int32_t *grp[SMP_MAX_LEVELS];
     int ngroups[SMP_MAX_LEVELS];
     int32_t *k[SMP_MAX_LEVELS];     /* uplinks per group */
     int64_t *base[SMP_MAX_LEVELS];  /* first link slot of each group */
     int64_t *stride[SMP_MAX_LEVELS]; /* per node */
     double *up[SMP_MAX_LEVELS], *down[SMP_MAX_LEVELS]; /* per link slot */
+    smp_pair_loads pair[SMP_MAX_LEVELS]; /* direct routing: per ordered pair */
+    bool out_of_memory;
     int32_t *pos;
     double *node_out, *node_in;
 };
@@ -53,6 +78,7 @@ static void net_free(struct net *n)
         free(n->stride[l]);
         free(n->up[l]);
         free(n->down[l]);
+        smp_pair_loads_free(&n->pair[l]);
     }
     free(n->pos);
     free(n->node_out);
@@ -90,13 +116,14 @@ static smp_status net_init(struct net *n, const smp_levels *lv, const smp_links 
     n->nl = lv ? lv->nlevels : 0;
     n->nnodes = nnodes;
     n->adaptive = lk && lk->routing == SMP_ROUTING_ADAPTIVE;
+    n->direct = lk && lk->routing == SMP_ROUTING_DIRECT;
     bool ok = (n->pos = malloc(sizeof(int32_t) * (size_t)nnodes)) &&
               (n->node_out = calloc((size_t)nnodes, sizeof(double))) &&
               (n->node_in = calloc((size_t)nnodes, sizeof(double)));
     for (int l = 0; ok && l < n->nl; l++) {
         n->grp[l] = lv->group_of_node[l];
         n->ngroups[l] = lv->ngroups[l];
-        ok = net_level(n, lk, l);
+        ok = net_level(n, lk, l) && (!n->direct || smp_pair_loads_init(&n->pair[l]));
     }
     if (!ok)
         return smp_error_set(err, SMP_ERR_SYSTEM, "links: out of memory for %d nodes", nnodes);
@@ -108,6 +135,15 @@ static inline void net_route(struct net *n, int32_t a, int32_t b, double w)
 {
     n->node_out[a] += w;
     n->node_in[b] += w;
+    if (n->direct) {
+        int l = 0; /* the coarsest level where a and b differ */
+        while (l + 1 < n->nl && n->grp[l + 1][a] != n->grp[l + 1][b])
+            l++;
+        if (l < n->nl && n->grp[l][a] != n->grp[l][b] &&
+            !smp_pair_loads_add(&n->pair[l], n->grp[l][a], n->grp[l][b], w))
+            n->out_of_memory = true;
+        return;
+    }
     for (int l = 0; l < n->nl; l++) {
         int32_t ga = n->grp[l][a], gb = n->grp[l][b];
         if (ga == gb)
@@ -141,6 +177,8 @@ static smp_status walk_edges(struct net *n, const smp_grid *grid, const smp_sten
         }
     }
     smp_edge_walk_free(&w);
+    if (!s && n->out_of_memory)
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "links: out of memory for the group pairs");
     return s;
 }
 
@@ -157,16 +195,39 @@ static void consider(smp_link_score *out, double v, int level, int32_t where, bo
     }
 }
 
+/* Direct routing: every pair's load over its links, L_max and the bound
+ * alike (the top comment). */
+static void net_result_direct(const struct net *n, const smp_links *lk, smp_link_score *out)
+{
+    for (int l = 0; l < n->nl; l++)
+        for (int64_t i = 0; i < n->pair[l].cap; i++) {
+            int32_t a, b;
+            double w;
+            if (!smp_pair_loads_at(&n->pair[l], i, &a, &b, &w))
+                continue;
+            double sp = lk && lk->speed[l] ? lk->speed[l][a] : 1.0, v = w / (n->k[l][a] * sp);
+            if (v > out->l_max)
+                out->to = b;
+            consider(out, v, l, a, false);
+        }
+    out->bound = out->l_max;
+}
+
 /* L_max and the bound from the loads the walk left. */
 static void net_result(const struct net *n, const smp_links *lk, smp_link_score *out)
 {
     memset(out, 0, sizeof(*out));
     out->level = -1;
+    out->to = -1;
     for (int v = 0; v < n->nnodes; v++) {
         consider(out, n->node_out[v], -1, v, false);
         consider(out, n->node_in[v], -1, v, true);
     }
     out->node_max = out->bound = out->l_max;
+    if (n->direct) {
+        net_result_direct(n, lk, out);
+        return;
+    }
     for (int l = 0; l < n->nl; l++)
         for (int g = 0; g < n->ngroups[l]; g++) {
             double sp = lk && lk->speed[l] ? lk->speed[l][g] : 1.0;
@@ -196,6 +257,7 @@ smp_status smp_link_score_compute(const smp_grid *grid, const smp_stencil *st,
                                   const smp_links *lk, smp_link_score *out, smp_error *err)
 {
     memset(out, 0, sizeof(*out));
+    out->to = -1;
     if (nnodes < 1)
         return smp_error_set(err, SMP_ERR_INPUT, "nodes: none given");
     if (st->ndims != grid->ndims)

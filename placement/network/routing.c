@@ -8,7 +8,7 @@
 
 #include "network/network.h"
 
-static const char *const routing_names[SMP_ROUTING_COUNT] = {"static", "adaptive"};
+static const char *const routing_names[SMP_ROUTING_COUNT] = {"static", "adaptive", "direct"};
 
 const char *smp_routing_name(smp_routing r)
 {

@@ -155,12 +155,14 @@ typedef struct {
  * in. */
 typedef struct {
     double l_max;  /* the busiest link's load */
-    double bound;  /* a lower bound of l_max under any routing (link_load.c) */
+    double bound;  /* a lower bound of the busiest link's load (link_load.c) */
     int level;     /* where l_max is: -1 a node's link, else a group's uplinks of that level */
     int32_t where; /* the node or the group */
     bool down;     /* the link into it (else out of it) */
     double node_max; /* the busiest node link's load */
     double up_max;   /* the busiest link above the nodes (0 without levels) */
+    int32_t to;      /* direct routing: the group the busiest link leads to from
+                      * `where` (same level); -1 for any other link */
 } smp_link_score;
 
 typedef struct {
@@ -377,10 +379,15 @@ bool smp_levels_better(const smp_score *a_levels, const smp_score *a_nodes,
  * SimGrid's fat-tree do; a node's position is its place in the step's
  * nodes listed leaf by leaf (leaves in the order of their first node).
  * SMP_ROUTING_ADAPTIVE: a group's outgoing traffic spread evenly over its
- * uplinks (InfiniBand adaptive routing, Slingshot, ECMP with many flows). */
+ * uplinks (InfiniBand adaptive routing, Slingshot, ECMP with many flows).
+ * SMP_ROUTING_DIRECT: the groups under one parent joined pairwise, each
+ * ordered pair by `uplinks` links (the count is links per pair), and a
+ * message between two groups takes that pair's links alone (minimal
+ * routing on a dragonfly: its routers inside a group, its groups). */
 typedef enum {
     SMP_ROUTING_STATIC = 0,
     SMP_ROUTING_ADAPTIVE,
+    SMP_ROUTING_DIRECT,
     SMP_ROUTING_COUNT
 } smp_routing;
 /* The routing of a site that states none: static, the routing InfiniBand
@@ -388,12 +395,13 @@ typedef enum {
  * one whose estimate is never below the adaptive one (doc/network-levels.md,
  * "Links and routing"). */
 #define SMP_ROUTING_DEFAULT SMP_ROUTING_STATIC
-const char *smp_routing_name(smp_routing r); /* "static", "adaptive" */
+const char *smp_routing_name(smp_routing r); /* "static", "adaptive", "direct" */
 bool smp_routing_from_name(const char *name, smp_routing *r);
 
 /* The links above the groups of an smp_levels: per group of level l its
  * uplink count (>= 1; a group with k parent switches has k uplinks, and
- * as many downlinks) and an uplink's speed relative to a node's link
+ * as many downlinks; under direct routing the links from it to each
+ * sibling group) and an uplink's speed relative to a node's link
  * (> 0).  NULL arrays: 1 uplink of speed 1 for every group. */
 typedef struct {
     smp_routing routing;

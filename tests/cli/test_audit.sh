@@ -623,9 +623,12 @@ has busiest-differs "topology: busiest link 7.5 (bound 6) in the record, 6 (boun
 edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"] = {"l_max": 6, "bound": 6, "routing": "adaptive", "uplinks": [{"min": 1, "max": 2}]}'
 run 0 busiest-varied 23.0 --record-dir "$work/lv" --no-slurm
 has busiest-varied "busiest link 6 (bound 6), adaptive routing; not re-scored (uplink counts varied within a level)"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["routing"] = "direct"'
+run 0 busiest-direct 23.0 --record-dir "$work/lv" --no-slurm
+has busiest-direct "busiest link 6 (bound 6), direct routing"
 edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["routing"] = "ecmp"'
 run 4 busiest-bad 23.0 --record-dir "$work/lv" --no-slurm
-has busiest-bad "topology.busiest_link.routing: must be 'static' or 'adaptive'"
+has busiest-bad "topology.busiest_link.routing: must be 'static', 'adaptive' or 'direct'"
 # a level whose groups have unequal uplink counts (per_group), re-scored.
 # The leaves regrouped: node1+node2 (the rows y0-y1), node3 (x0-x3, y2-y3)
 # and node4 (x4-x7, y2-y3).  By hand: group 0 sends 8 edges out (and takes

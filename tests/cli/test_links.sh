@@ -5,7 +5,9 @@
 # JSON and compare's column; auto with a topology keeping the candidate of
 # least L_max (never above any construction's, nor either levels mode's);
 # the plan's L_max equal to what the scale bench's linkload.py (SimGrid's
-# d-mod-k fat-tree, re-stated in Python) finds on the same hostfile; bad
+# d-mod-k fat-tree, re-stated in Python) finds on the same hostfile, and
+# under --routing direct on its dragonfly equal inside one group and at
+# most that across groups; bad
 # values refused with exit 2 and the option named, counts past the
 # step's levels noted and not used.
 #
@@ -101,8 +103,41 @@ run 0 bare plan "$work/s.json" $job --json
 check_cmd "without a topology: L_max is the busiest node's J_max" \
     test "$(jget "$work/bare.out" links.l_max)" = "$(jget "$work/bare.out" j_max).0"
 
+# the dragonfly (16 groups of 16 routers x 4 hosts, routers of a group
+# and groups joined pairwise, minimal routing): --routing direct, one
+# link per two routers and two per two groups.  In one group (16 hosts,
+# 4 routers) the model is SimGrid's route; across 4 groups it leaves out
+# the hops to the router holding the group link, so it lies at or below.
+dtopo=$work/dragonfly.topology.conf
+for alg in auto random; do
+    printf '{"grid": {"dims": [16, 8, 8]}, "stencil": "7pt", "algorithm": "%s"}\n' $alg >"$work/d1.json"
+    run 0 direct-1-$alg plan "$work/d1.json" --nodes 'host[0-15]' --slots 64 --topology "$dtopo" \
+        --routing direct --uplinks 1 --json --hostfile "$work/direct-1.hosts"
+    check_cmd "direct: links.routing is direct" test "$(jget "$work/direct-1-$alg.out" links.routing)" = direct
+    dl=$(jget "$work/direct-1-$alg.out" links.l_max)
+    check_cmd "direct: L_max equals its bound" test "$dl" = "$(jget "$work/direct-1-$alg.out" links.bound)"
+    ll=$(python3 "$bench/linkload.py" "$work/dragonfly.xml" "$work/direct-1.hosts" --dims 16,8,8 \
+        --stencil 7pt --cross 0 | sed -n 's/^L_max //p')
+    check_cmd "direct in one group, $alg: L_max $dl is linkload.py's ($ll)" \
+        python3 -c 'import sys; sys.exit(abs(float(sys.argv[1]) - float(sys.argv[2])) > 0.01)' "$dl" "$ll"
+done
+for alg in blocked strips random; do
+    printf '{"grid": {"dims": [16, 16, 16]}, "stencil": "7pt", "algorithm": "%s"}\n' $alg >"$work/d4.json"
+    run 0 direct-4-$alg plan "$work/d4.json" $job --topology "$dtopo" --routing direct --uplinks 1,2 \
+        --json --hostfile "$work/direct-4.hosts"
+    ll=$(python3 "$bench/linkload.py" "$work/dragonfly.xml" "$work/direct-4.hosts" --dims 16,16,16 \
+        --stencil 7pt --cross 0 | sed -n 's/^L_max //p')
+    le "direct over 4 groups, $alg: L_max at most linkload.py's" \
+        "$(jget "$work/direct-4-$alg.out" links.l_max)" "$ll"
+done
+# random's busiest link is a pair of groups': the JSON names both ends
+check_cmd "direct: the busiest pair's far end is g[0-3]" \
+    python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["links"]
+sys.exit(not (l["level"] == 1 and l["where"] in ("g0","g1","g2","g3") and l["to"] in ("g0","g1","g2","g3") and l["to"] != l["where"]))' \
+    "$work/direct-4-random.out"
+
 run 2 bad-routing plan "$work/s.json" $job --routing dmodk
-has bad-routing err "--routing: static or adaptive, not dmodk"
+has bad-routing err "--routing: static, adaptive or direct, not dmodk"
 run 2 bad-uplinks plan "$work/s.json" $job --topology "$topo" --uplinks 0
 has bad-uplinks err "--uplinks '0': value 1 must be a count"
 run 0 many-uplinks plan "$work/s.json" $job --topology "$topo" --uplinks 8,2 --json

@@ -306,7 +306,7 @@ static void test_placed_levels(void **state)
 static void test_placed_busiest(void **state)
 {
     (void)state;
-    static const char *const routing[3] = {"static", "adaptive", "static"};
+    static const char *const routing[3] = {"static", "adaptive", "direct"};
     int32_t equal[2] = {2, 2}, unequal[2] = {3, 2};
     int32_t *per_group[3] = {equal, unequal, NULL};
     for (int k = 0; k < 3; k++) {
@@ -415,7 +415,7 @@ static void test_levels_malformed(void **state)
          "topology.levels[0].w_sum: must be a non-negative number"},
         {BUSIEST_HEAD "[1]}", "topology.busiest_link: must be an object"},
         {BUSIEST_HEAD "{\"routing\": \"ecmp\"}}",
-         "topology.busiest_link.routing: must be 'static' or"},
+         "topology.busiest_link.routing: must be 'static', 'adaptive' or 'direct'"},
         {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": -1}}",
          "topology.busiest_link.l_max: must be a non-negative number"},
         {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, \"uplinks\": []}}",

@@ -3,7 +3,8 @@
  * brute-force reference written here, which routes every stencil message
  * explicitly over named links (a node's link up and down, a group's k
  * uplinks and downlinks at each level; adaptive routing as a message split
- * into k equal parts), and against the scale bench's own re-statement of
+ * into k equal parts; direct routing over the k named links of every
+ * ordered pair of groups, a message split over them), and against the scale bench's own re-statement of
  * SimGrid's routing (contrib/bench/scale/linkload.py) on one case; and
  * auto planning by it. */
 #include <math.h>
@@ -17,6 +18,7 @@ struct ref {
     int nnodes, nl, ngroups[SMP_MAX_LEVELS];
     double *node;                 /* nnodes * 2 */
     double *grp[SMP_MAX_LEVELS];  /* ngroups * MAXK * 2 */
+    double *pair[SMP_MAX_LEVELS]; /* direct: ngroups * ngroups * MAXK, [from][to][index] */
 };
 
 /* Positions leaf by leaf, counted the slow way: the nodes of leaves that
@@ -62,12 +64,34 @@ static void ref_add(struct ref *R, const smp_links *lk, int l, int g, int idx, i
                 (adaptive ? w / k : w) / ref_speed(lk, l, g);
 }
 
+/* Direct routing: a -> b on the links between their groups at the
+ * coarsest level where they differ (below it their groups share no
+ * parent), found from the top down. */
+static void ref_route_direct(struct ref *R, const smp_levels *lv, const smp_links *lk, int a,
+                             int b, double w)
+{
+    for (int l = R->nl - 1; l >= 0; l--) {
+        int ga = lv->group_of_node[l][a], gb = lv->group_of_node[l][b];
+        if (ga == gb)
+            continue;
+        int k = ref_k(lk, l, ga);
+        for (int i = 0; i < k; i++)
+            R->pair[l][((size_t)ga * (size_t)R->ngroups[l] + (size_t)gb) * MAXK + (size_t)i] +=
+                w / k / ref_speed(lk, l, ga);
+        return;
+    }
+}
+
 /* One message a -> b routed hop by hop. */
 static void ref_route(struct ref *R, const smp_levels *lv, const smp_links *lk, int a, int b,
                       double w)
 {
     R->node[a * 2 + 0] += w;
     R->node[b * 2 + 1] += w;
+    if (lk && lk->routing == SMP_ROUTING_DIRECT) {
+        ref_route_direct(R, lv, lk, a, b, w);
+        return;
+    }
     int32_t pb = ref_position(lv, b);
     for (int l = 0; l < R->nl; l++) {
         int ga = lv->group_of_node[l][a], gb = lv->group_of_node[l][b];
@@ -129,9 +153,23 @@ static void ref_result(struct ref *R, const smp_links *lk, double *lmax, double 
                 }
                 *bound = fmax(*bound, sum / ref_k(lk, l, g));
             }
-    free(R->node);
+    /* direct: every pair's links; the bound its traffic over their count */
     for (int l = 0; l < R->nl; l++)
+        for (int p = 0; p < R->ngroups[l] * R->ngroups[l]; p++) {
+            double sum = 0;
+            for (int i = 0; i < MAXK; i++) {
+                double v = R->pair[l][(size_t)p * MAXK + (size_t)i];
+                *lmax = fmax(*lmax, v);
+                *up = fmax(*up, v);
+                sum += v;
+            }
+            *bound = fmax(*bound, sum / ref_k(lk, l, p / R->ngroups[l]));
+        }
+    free(R->node);
+    for (int l = 0; l < R->nl; l++) {
         free(R->grp[l]);
+        free(R->pair[l]);
+    }
 }
 
 static void reference(const smp_grid *g, const smp_stencil *st, const int32_t *pl, int n,
@@ -144,7 +182,9 @@ static void reference(const smp_grid *g, const smp_stencil *st, const int32_t *p
     for (int l = 0; l < R.nl; l++) {
         R.ngroups[l] = lv->ngroups[l];
         R.grp[l] = calloc((size_t)lv->ngroups[l] * MAXK * 2, sizeof(double));
+        R.pair[l] = calloc((size_t)lv->ngroups[l] * (size_t)lv->ngroups[l] * MAXK, sizeof(double));
         assert_non_null(R.grp[l]);
+        assert_non_null(R.pair[l]);
     }
     ref_loads(g, st, pl, lv, lk, &R);
     ref_result(&R, lk, lmax, bound, up);
@@ -180,7 +220,7 @@ static void random_levels(tu_rng *rng, int n, smp_levels *lv)
 static void random_links(tu_rng *rng, const smp_levels *lv, smp_links *lk)
 {
     memset(lk, 0, sizeof(*lk));
-    lk->routing = tu_range(rng, 0, 1) ? SMP_ROUTING_ADAPTIVE : SMP_ROUTING_STATIC;
+    lk->routing = (smp_routing)tu_range(rng, 0, SMP_ROUTING_COUNT - 1);
     for (int l = 0; l < lv->nlevels; l++) {
         if (tu_range(rng, 0, 3) == 0)
             continue; /* NULL: one link of speed 1 each */
@@ -229,8 +269,14 @@ static void test_link_score_reference(void **state)
         assert_near(what, "bound", ls.bound, bound);
         assert_near(what, "busiest link above the nodes", ls.up_max, up);
         assert_true(ls.bound <= ls.l_max * (1 + 1e-12));
-        if (lk.routing == SMP_ROUTING_ADAPTIVE)
-            assert_near(what, "adaptive L_max against its bound", ls.l_max, ls.bound);
+        if (lk.routing == SMP_ROUTING_ADAPTIVE || lk.routing == SMP_ROUTING_DIRECT)
+            assert_near(what, "L_max against its bound", ls.l_max, ls.bound);
+        /* a busiest pair link names its far group, any other link none */
+        if (lk.routing == SMP_ROUTING_DIRECT && ls.level >= 0) {
+            assert_true(ls.to >= 0 && ls.to < lv.ngroups[ls.level] && ls.to != ls.where);
+        } else {
+            assert_int_equal(ls.to, -1);
+        }
         /* the node links alone: what J_max and the figures in stay */
         smp_link_score bare;
         assert_ok(smp_link_score_compute(&g, &st, pl, n, NULL, NULL, &bare, &err), err);
@@ -402,6 +448,8 @@ static void test_link_score_errors(void **state)
     smp_routing r;
     assert_true(smp_routing_from_name("adaptive", &r) && r == SMP_ROUTING_ADAPTIVE);
     assert_true(smp_routing_from_name("static", &r) && r == SMP_ROUTING_STATIC);
+    assert_true(smp_routing_from_name("direct", &r) && r == SMP_ROUTING_DIRECT);
+    assert_string_equal(smp_routing_name(SMP_ROUTING_DIRECT), "direct");
     assert_false(smp_routing_from_name("dmodk", &r));
     assert_string_equal(smp_routing_name(SMP_ROUTING_ADAPTIVE), "adaptive");
     smp_stencil_free(&st);

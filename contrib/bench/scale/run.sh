@@ -132,15 +132,15 @@ read_cases "$CASES_FILE" "$NETWORKS"
 # switches, not cables nor routing): the uplinks and routing the planner's
 # link model (--uplinks, --routing) is told.  The fat-trees route d-mod-k
 # (static) over 32 (non-blocking) or 8 (tapered) uplinks per leaf.  The
-# dragonfly routes minimally: a router reaches the 15 others of its group
-# over one link each, spread by destination (adaptive stands for that),
-# and a group the job's other groups over 2 links each.
+# dragonfly's routers of a group and its groups are joined pairwise (one
+# link between two routers, 2 between two groups) and routed minimally:
+# direct routing, the counts per pair.  HOSTS is not read any more (the
+# dragonfly's counts were once the job's group count).
 links_args() { # NET HOSTS
     case $1 in
     fattree) echo "--routing static --uplinks 32" ;;
     fattree-tapered) echo "--routing static --uplinks 8" ;;
-    dragonfly) local g=$((($2 + 63) / 64))
-        if [ "$g" -gt 1 ]; then echo "--routing adaptive --uplinks 15,$((2 * (g - 1)))"; else echo "--routing adaptive --uplinks 15"; fi ;;
+    dragonfly) echo "--routing direct --uplinks 1,2" ;;
     esac
 }
 
@@ -326,11 +326,14 @@ for c in "${CASES[@]}"; do
     score_levels "$name" "$dims" "$stencil" "$nets" "$hosts"
 done
 # plans.tsv: the planned cases' rows replace their earlier ones; with
-# SCALE_ALGS only those placements' rows (the case's others stay)
-KEEP_ARGS=(-v planned="$(for c in "${CASES[@]}"; do echo "${c%% *}"; done | tr '\n' ' ')" -v algs="${SCALE_ALGS:-}")
+# SCALE_ALGS only those placements' rows, with SCALE_NETWORKS only the
+# rows of those networks and "*" (the case's others stay)
+KEEP_ARGS=(-v planned="$(for c in "${CASES[@]}"; do echo "${c%% *}"; done | tr '\n' ' ')" -v algs="${SCALE_ALGS:-}"
+           -v nets="$NETWORKS")
 KEEP_PROG='BEGIN { n = split(planned, p, " "); for (i = 1; i <= n; i++) skip[p[i]] = 1
+                   m = split(nets, w, " "); for (i = 1; i <= m; i++) net[w[i]] = 1
                    n = split(algs, a, " "); for (i = 1; i <= n; i++) only[a[i]] = 1 }
-           !($1 in skip) || (n > 0 && !($3 in only))'
+           !($1 in skip) || (n > 0 && !($3 in only)) || ($2 != "*" && !($2 in net))'
 {
     printf '%s\n' "$PLANS_HEAD"
     if [ -s "$OUT/plans.tsv" ]; then

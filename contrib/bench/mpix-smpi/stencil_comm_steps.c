@@ -46,6 +46,14 @@ enum { S_NODES, S_PLAN, S_SCATTER, S_SPLIT, S_CART, NSTEPS };
 static const char *const step_name[NSTEPS] = {"identities+gather", "plan", "scatter", "split",
                                               "cart_create"};
 
+/* on rank 0, to stderr: where a long simulation is (the steps take
+ * minutes of real time at 16,384 ranks) */
+static void progress(int rank, const char *done)
+{
+    if (rank == 0)
+        fprintf(stderr, "stencil_comm_steps: %s done at simulated %.6f s\n", done, MPI_Wtime());
+}
+
 static double thread_cpu(void)
 {
     struct timespec ts;
@@ -125,6 +133,7 @@ static double sequence(const smx_request *rq, int rank, int size, int cart, doub
     if ((rc = smx_nodes_find(MPI_COMM_WORLD, rank != 0 || key, &nodes)) != MPI_SUCCESS)
         fail("smx_nodes_find", rc);
     stamp[S_NODES] = MPI_Wtime();
+    progress(rank, "identities+gather");
     if (rank == 0)
         cpu = plan_injected(rq, &nodes, key, rep);
     smx_nodes_free(&nodes);
@@ -133,9 +142,11 @@ static double sequence(const smx_request *rq, int rank, int size, int cart, doub
         fail("MPI_Scatter", rc);
     free(key);
     stamp[S_SCATTER] = MPI_Wtime();
+    progress(rank, "plan, scatter");
     if ((rc = MPI_Comm_split(MPI_COMM_WORLD, 0, mykey, &split)))
         fail("MPI_Comm_split", rc);
     stamp[S_SPLIT] = MPI_Wtime();
+    progress(rank, "split");
     if (cart && (rc = MPI_Cart_create(split, rq->ndims, rq->dims, rq->periods, 0, &comm)))
         fail("MPI_Cart_create", rc);
     stamp[S_CART] = MPI_Wtime();
@@ -200,8 +211,11 @@ int main(int argc, char **argv)
     smx_report rep;
     memset(&rep, 0, sizeof(rep));
     int rec = (int)sizeof(int) + MPI_MAX_PROCESSOR_NAME, rec_ompi = 4 + 256;
-    double ident = identities_alone(rank), gath = gather_alone(rank, size, rec);
+    double ident = identities_alone(rank);
+    progress(rank, "identities alone");
+    double gath = gather_alone(rank, size, rec);
     double gath_ompi = gather_alone(rank, size, rec_ompi);
+    progress(rank, "gathers alone");
     double stamp[NSTEPS], last[NSTEPS], t0;
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();

@@ -13,7 +13,8 @@ import sys
 def ms(v):
     if v in ("", "-", None):
         return "not run"
-    return "%.3f" % (1e3 * float(v))
+    m = 1e3 * float(v)
+    return "%.4f" % m if m < 0.01 else "%.3f" % m
 
 
 def main():

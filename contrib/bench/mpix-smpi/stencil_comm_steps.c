@@ -28,9 +28,9 @@
  *
  *   stencil_comm_steps NDIMS [--no-cart]
  *
- * --no-cart leaves out both MPI_Cart_create calls: SMPI 3.32's costs
- * O(p^2) of real CPU (27 s at 1,024 ranks), which makes 16,384 ranks
- * impossible here.  Prints one "step NAME SECONDS" line per step on rank 0.
+ * --no-cart leaves out both MPI_Cart_create calls (SMPI's has been seen
+ * to cost O(p^2) of real CPU; with tree collectives it costs little).
+ * Prints one "step NAME SECONDS" line per step on rank 0.
  */
 #include <mpi.h>
 #include <stdio.h>

@@ -346,6 +346,30 @@ static void test_placed_origin(void **state)
     }
 }
 
+/* A placed record whose member key is replaced by the JSON text edit is
+ * refused by the reader with an error containing want (case i). */
+static void assert_refused_with(const char *key, const char *edit, const char *want, size_t i)
+{
+    char path[4400], err[512];
+    smr_record a, b;
+    placed(&a, false, false);
+    write_read(&a, &b, path, sizeof(path));
+    smr_record_free(&b);
+    free_written(&a);
+    json_t *j = json_load_file(path, 0, NULL), *t = json_loads(edit, 0, NULL);
+    assert_non_null(j);
+    assert_non_null(t);
+    json_object_set_new(j, key, t);
+    unlink(path);
+    assert_int_equal(json_dump_file(j, path, JSON_INDENT(2)), 0);
+    json_decref(j);
+    assert_int_equal(smr_record_read(path, &b, err, sizeof(err)), -1);
+    if (!strstr(err, want))
+        fail_msg("case %zu: '%s' lacks '%s'", i, err, want);
+    smr_record_free(&b);
+    unlink(path);
+}
+
 /* a hand-edited "origin" is refused naming the field */
 static void test_origin_malformed(void **state)
 {
@@ -363,26 +387,8 @@ static void test_origin_malformed(void **state)
          "{\"j_sum\": 1, \"j_max\": 1}, \"mpi_order\": {\"j_sum\": -1, \"j_max\": 1}}",
          "origin.mpi_order.j_sum: must be a non-negative integer"},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char path[4400], err[512];
-        smr_record a, b;
-        placed(&a, false, false);
-        write_read(&a, &b, path, sizeof(path));
-        smr_record_free(&b);
-        free_written(&a);
-        json_t *j = json_load_file(path, 0, NULL), *t = json_loads(cases[i].edit, 0, NULL);
-        assert_non_null(j);
-        assert_non_null(t);
-        json_object_set_new(j, "origin", t);
-        unlink(path);
-        assert_int_equal(json_dump_file(j, path, JSON_INDENT(2)), 0);
-        json_decref(j);
-        assert_int_equal(smr_record_read(path, &b, err, sizeof(err)), -1);
-        if (!strstr(err, cases[i].want))
-            fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
-        smr_record_free(&b);
-        unlink(path);
-    }
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_refused_with("origin", cases[i].edit, cases[i].want, i);
 }
 
 /* a "topology" of one level, as a prefix of a hand-edited "busiest_link" */
@@ -440,26 +446,8 @@ static void test_levels_malformed(void **state)
          "\"uplinks\": [{\"min\": 1, \"max\": 2, \"per_group\": [1.5, 2]}]}}",
          "topology.busiest_link.uplinks[0].per_group[0]: must be an uplink count >= 1"},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char path[4400], err[512];
-        smr_record a, b;
-        placed(&a, false, false);
-        write_read(&a, &b, path, sizeof(path));
-        smr_record_free(&b);
-        free_written(&a);
-        json_t *j = json_load_file(path, 0, NULL), *t = json_loads(cases[i].edit, 0, NULL);
-        assert_non_null(j);
-        assert_non_null(t);
-        json_object_set_new(j, "topology", t);
-        unlink(path);
-        assert_int_equal(json_dump_file(j, path, JSON_INDENT(2)), 0);
-        json_decref(j);
-        assert_int_equal(smr_record_read(path, &b, err, sizeof(err)), -1);
-        if (!strstr(err, cases[i].want))
-            fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
-        smr_record_free(&b);
-        unlink(path);
-    }
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_refused_with("topology", cases[i].edit, cases[i].want, i);
 }
 
 /* planned, but srun exited before the step existed: no step id */

@@ -114,12 +114,32 @@ static void plan_print_json(const struct cli_instance *in, const struct plan_res
     cli_json_print(j, JSON_INDENT(2));
 }
 
+/* ", uplinks 8,2": the uplinks per group the model used at each level
+ * (after --uplinks), "1-2" where a level's groups differ; the "level L
+ * links" lines say what the topology file has, which --uplinks overrides */
+static void uplinks_used(const struct cli_instance *in, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int l = 0; l < in->levels.nlevels && l < SMP_MAX_LEVELS && at < n; l++) {
+        const int32_t *u = in->links.uplinks[l];
+        int32_t lo = 1, hi = 1;
+        for (int g = 0; u && g < in->levels.ngroups[l]; g++) {
+            lo = g == 0 || u[g] < lo ? u[g] : lo;
+            hi = g == 0 || u[g] > hi ? u[g] : hi;
+        }
+        at += (size_t)snprintf(buf + at, n - at, lo == hi ? "%s%d" : "%s%d-%d",
+                               l ? "," : ", uplinks ", lo, hi);
+    }
+}
+
 /* The links line: L_max, where, the bound, blocked's L_max. */
 static void plan_print_links(FILE *out, const struct cli_instance *in, const struct plan_result *r)
 {
-    char t[320];
-    fprintf(out, "stencil-map: links (%s routing%s): %s; blocked %.6g\n",
-            smp_routing_name(in->links.routing), r->pl.by_links ? ", chosen by it" : "",
+    char t[320], up[160];
+    uplinks_used(in, up, sizeof(up));
+    fprintf(out, "stencil-map: links (%s routing%s%s): %s; blocked %.6g\n",
+            smp_routing_name(in->links.routing), up, r->pl.by_links ? ", chosen by it" : "",
             cli_link_text(&r->pl.link, &in->levels, t, sizeof(t)), r->blocked.link.l_max);
 }
 

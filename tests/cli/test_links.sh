@@ -94,7 +94,7 @@ run 0 cmp-text compare "$work/s.json" $job --topology "$topo" --uplinks 8
 has cmp-text out "L_max"
 
 run 0 text plan "$work/s.json" $job --topology "$topo" --uplinks 8
-has text out "links (static routing, chosen by it): busiest link"
+has text out "links (static routing, uplinks 8, chosen by it): busiest link"
 run 0 adaptive plan "$work/s.json" $job --topology "$topo" --uplinks 8 --routing adaptive --json
 check_cmd "adaptive: L_max equals its bound" \
     test "$(jget "$work/adaptive.out" links.l_max)" = "$(jget "$work/adaptive.out" links.bound)"

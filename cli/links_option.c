@@ -80,7 +80,7 @@ static void where_text(const smp_link_score *ls, const smp_levels *lv, char *buf
 
 const char *cli_link_text(const smp_link_score *ls, const smp_levels *lv, char *buf, size_t n)
 {
-    char w[160];
+    char w[200]; /* where_text's longest: two 79-byte names and its words */
     where_text(ls, lv, w, sizeof(w));
     snprintf(buf, n, "busiest link %.6g (%s), bound %.6g", ls->l_max, w, ls->bound);
     return buf;

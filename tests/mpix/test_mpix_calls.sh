@@ -38,10 +38,15 @@ trap 'rm -rf "$d"' EXIT
 # A sanitized build's library needs the ASan runtime first among the
 # process's libraries, or ASan refuses to start it: preload the runtime
 # ahead of it (as tests/lib/suite.sh does for srun).
-preload=$REORDER_LIB
-if ldd "$REORDER_LIB" 2>/dev/null | grep -q libasan; then
-    preload="$(readlink -f "$(gcc -print-file-name=libasan.so)") $REORDER_LIB"
-fi
+asan_first() { # LIB: LIB, after the ASan runtime when LIB is sanitized
+    if ldd "$1" 2>/dev/null | grep -q libasan; then
+        echo "$(readlink -f "$(gcc -print-file-name=libasan.so)") $1"
+    else
+        echo "$1"
+    fi
+}
+preload=$(asan_first "$REORDER_LIB")
+preload_mpich=$(asan_first "${REORDER_LIB_MPICH:-}")
 
 run 3 "$CART_CHECK_MPIX" errors >"$d/errors" 2>&1
 check_cmd "MPIX_Cart_stencil_comm: 15 argument errors returned as their class, then a good call" \
@@ -108,7 +113,7 @@ graph_case() { # MPI MODE DIMS PERIODS VERBOSE_REGEX CHECKS
     if [ "$mpi" = openmpi ]; then
         run 12 -x LD_PRELOAD="$preload" -x STENCIL_MAP_VERBOSE=1 "$GRAPH_CHECK" $mode $dims $periods >"$out" 2>&1
     else
-        run_mpich 12 -genv LD_PRELOAD "$REORDER_LIB_MPICH" -genv STENCIL_MAP_VERBOSE 1 \
+        run_mpich 12 -genv LD_PRELOAD "$preload_mpich" -genv STENCIL_MAP_VERBOSE 1 \
             "$GRAPH_CHECK_MPICH" $mode $dims $periods >"$out" 2>&1
     fi
     check_cmd "$mpi: preloaded graph call, $mode $dims periods $periods: $checks checks ok, one verbose line, the expected one" \
@@ -135,7 +140,7 @@ check_cmd "STENCIL_MAP_REORDER=0: the graph goes to MPI, the library silent" \
 for mpi in openmpi mpich; do
     for how in mpif.h "use mpi"; do
         fc=$MPIFORT lib=$preload exe="$d/fortran-$mpi-${how% *}" flag=""
-        [ "$mpi" = mpich ] && fc=$MPIFORT_MPICH lib=$REORDER_LIB_MPICH
+        [ "$mpi" = mpich ] && fc=$MPIFORT_MPICH lib=$preload_mpich
         [ "$how" = "use mpi" ] && flag=-DUSE_MPI_MODULE exe="$exe-module"
         if [ -z "$fc" ] || [ "$fc" = no ] || ! "$fc" -O1 $flag -o "$exe" "$CART_CHECK_F" >"$exe.build" 2>&1; then
             check_cmd "$mpi Fortran ($how): built with '$fc' (mpifort.openmpi/mpifort.mpich: apt-get install gfortran)" false

@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Planning: check feasibility, derive each node's exact share, run one
  * construction or all of them (auto, which then refines the best; on
- * network levels, plan_levels.c), and score the result, on the links too
- * (network/).  Given the links above the levels, auto chooses among all
- * its candidates by the busiest link's load, L_max: the halo exchange's
- * time follows it at scale (doc/benchmarks.md, "At scale"), not J_max nor
- * the groups' figures. */
+ * network levels, plan_levels.c; given the links above the levels, by
+ * the busiest link, plan_links.c), lay a plan without a topology out
+ * along the node order, and score the result, on the links too
+ * (network/). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "construct/construct.h"
 #include "levels/plan_levels.h"
 #include "network/network.h"
 #include "plan_auto.h"
+#include "plan_links.h"
 
 smp_status smp_plan(const smp_grid *grid, const smp_stencil *st, const int32_t *slots, int nnodes,
                     smp_algorithm alg, smp_placement *out, smp_error *err)
@@ -85,159 +84,11 @@ static int fill_in_order(int64_t ranks, const int32_t *slots, int nnodes, int32_
     return ndense;
 }
 
-/* One construction, scored; a single construction is placed as without
- * levels (blocked stays what Slurm launches), and scored on them. */
-static smp_status plan_one(const smp_grid *grid, const smp_stencil *st, smp_algorithm alg,
-                           const int32_t *cap, const int32_t *dense, int ndense, int nnodes,
-                           const smp_levels *lv, smp_placement *out, smp_error *err)
-{
-    smp_status s =
-        smp_run_construction(alg, -1, grid, st, cap, dense, ndense, out->node_of_rank, err);
-    if (!s)
-        s = smp_score_compute(grid, st, out->node_of_rank, nnodes, &out->score, err);
-    out->constructed = out->score;
-    out->algorithm = alg;
-    if (!s && lv) {
-        out->nlevels = lv->nlevels;
-        s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
-    }
-    return s;
-}
-
 /* -1, 0, 1: x below, level with (to rounding), above y */
 static int cmp_load(double x, double y)
 {
     double eps = 1e-9 * (x > y ? x : y);
     return x < y - eps ? -1 : x > y + eps ? 1 : 0;
-}
-
-/* a better than b on the links: lower L_max, then lower load on the
- * busiest link above the nodes (where the node links bind, the bench's
- * tapered tree ran 8 % faster with the lighter uplinks), then J_max,
- * then J_sum (weighted when weighted). */
-static bool links_better(const smp_placement *a, const smp_placement *b, bool weighted)
-{
-    int c = cmp_load(a->link.l_max, b->link.l_max);
-    if (!c)
-        c = cmp_load(a->link.up_max, b->link.up_max);
-    if (c)
-        return c < 0;
-    return smp_score_better_for(&a->score, &b->score, weighted, SMP_OBJ_MAX);
-}
-
-/* What every candidate of auto by the links shares; node_only: candidate
- * 0's auto plan before the relabelling (ranks 0 until it is held), which
- * is candidate 2. */
-struct by_links {
-    const smp_grid *grid;
-    const smp_stencil *st;
-    const int32_t *cap, *dense;
-    int ndense, nnodes, effort;
-    const smp_plan_opts *opts;
-    smp_placement node_only;
-};
-
-/* Candidate k into out (its node_of_rank allocated): 0 nodes first (the
- * node plan's figures kept), 1 groups first, 2 the node-only plan, then
- * each construction auto tries, alone (SMP_ERR_INFEASIBLE, no message:
- * one auto skips on this grid).  From 2 on, level[] is left unscored:
- * only the winner's is (plan_by_links). */
-static smp_status candidate(struct by_links *b, int k, smp_placement *out, smp_error *err)
-{
-    const smp_levels *lv = b->opts->levels;
-    smp_objective obj = b->opts->objective;
-    if (k < 2)
-        return smp_plan_levels(b->grid, b->st, b->cap, b->dense, b->ndense, b->nnodes, lv,
-                               k == 0 ? SMP_LEVELS_NODES_FIRST : SMP_LEVELS_GROUPS_FIRST, obj,
-                               b->effort, out, k == 0 ? &b->node_only : NULL, err);
-    if (k == 2 && b->node_only.ranks == b->grid->size) {
-        int32_t *buf = out->node_of_rank;
-        *out = b->node_only;
-        out->node_of_rank = buf;
-        memcpy(buf, b->node_only.node_of_rank, sizeof(int32_t) * (size_t)b->grid->size);
-        return SMP_OK;
-    }
-    if (k == 2) {
-        out->nlevels = lv->nlevels;
-        return smp_plan_auto(b->grid, b->st, b->cap, b->dense, b->ndense, b->nnodes, obj,
-                             b->effort, out, err);
-    }
-    const smp_algorithm *algs;
-    int n = smp_auto_constructions(&algs);
-    if (k - 3 >= n || !smp_auto_tries(algs[k - 3], b->grid->size))
-        return SMP_ERR_INFEASIBLE;
-    return plan_one(b->grid, b->st, algs[k - 3], b->cap, b->dense, b->ndense, b->nnodes, NULL,
-                    out, err);
-}
-
-/* Whether c, scored on the nodes, is sure to load its busiest link above
- * out's L_max (to rounding): without weights a node's link out carries
- * exactly its cut edges (link_load.c), so L_max >= J_max. */
-static bool above_by_nodes(const smp_placement *c, const smp_placement *out, const smp_stencil *st)
-{
-    return !st->weights && cmp_load((double)c->score.j_max, out->link.l_max) > 0;
-}
-
-/* Candidate k planned into c (its node_of_rank allocated, the rest
- * cleared) and scored on the links; *skip when it cannot be kept: a
- * construction that does not apply, the very placement of out (the same
- * figures are not better), or one whose node links alone load more than
- * out's busiest link. */
-static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
-                              const smp_placement *out, bool *skip, smp_error *err)
-{
-    int32_t *keep = c->node_of_rank;
-    memset(c, 0, sizeof(*c));
-    c->node_of_rank = keep;
-    c->fold_axis = -1;
-    c->ranks = b->grid->size;
-    c->nnodes = b->nnodes;
-    smp_error cerr;
-    smp_status s = candidate(b, k, c, k >= 3 ? &cerr : err);
-    *skip = s && k >= 3; /* a construction auto does not try, or that does not apply */
-    if (s)
-        return *skip ? SMP_OK : s;
-    size_t bytes = sizeof(int32_t) * (size_t)b->grid->size;
-    *skip = k > 0 && (above_by_nodes(c, out, b->st) ||
-                      !memcmp(c->node_of_rank, out->node_of_rank, bytes));
-    if (*skip)
-        return SMP_OK;
-    return smp_link_score_compute(b->grid, b->st, c->node_of_rank, b->nnodes, b->opts->levels,
-                                  b->opts->links, &c->link, err);
-}
-
-/* auto by the links: every candidate planned and scored on the links, the
- * best (links_better) kept in out, its level[] scored. */
-static smp_status plan_by_links(struct by_links *b, smp_placement *out, smp_error *err)
-{
-    const smp_algorithm *algs;
-    int last = 3 + smp_auto_constructions(&algs), best = 0;
-    bool weighted = smp_stencil_weighted(b->st);
-    size_t bytes = sizeof(int32_t) * (size_t)b->grid->size;
-    smp_placement c = {.node_of_rank = malloc(bytes)};
-    b->node_only = (smp_placement){.node_of_rank = malloc(bytes)};
-    smp_status s = SMP_OK;
-    if (!c.node_of_rank || !b->node_only.node_of_rank)
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
-    for (int k = 0; k < last && !s; k++) {
-        bool skip;
-        s = plan_scored(b, k, &c, out, &skip, err);
-        if (!s && !skip && (k == 0 || links_better(&c, out, weighted))) {
-            smp_placement t = *out;
-            *out = c;
-            c = t;
-            best = k;
-        }
-    }
-    if (!s && best >= 2) {
-        out->nlevels = b->opts->levels->nlevels;
-        s = smp_levels_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes,
-                                     b->opts->levels, out->level, err);
-    }
-    smp_placement_free(&c);
-    smp_placement_free(&b->node_only);
-    out->by_links = true;
-    return s;
 }
 
 /* The stand-in network of a step without a topology (improve/
@@ -379,11 +230,10 @@ smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int3
     int ndense = fill_in_order(grid->size, slots, nnodes, cap, dense);
     out->ranks = grid->size;
     out->nnodes = nnodes;
-    struct by_links b = {grid, st, cap, dense, ndense, nnodes, effort, opts, {0}};
     if (alg != SMP_ALG_AUTO)
-        s = plan_one(grid, st, alg, cap, dense, ndense, nnodes, lv, out, err);
+        s = smp_plan_one(grid, st, alg, cap, dense, ndense, nnodes, lv, out, err);
     else if (lv && opts->links && opts->levels_mode == SMP_LEVELS_BEST)
-        s = plan_by_links(&b, out, err);
+        s = smp_plan_by_links(grid, st, cap, dense, ndense, nnodes, effort, opts, out, err);
     else if (lv && one_leaf(lv, dense, ndense)) /* plans as without levels */
         s = auto_in_order(grid, st, cap, dense, ndense, nnodes, obj, effort, lv, out, err);
     else if (lv)

@@ -307,3 +307,22 @@ smp_status smp_auto_node_order(const smp_grid *grid, const smp_stencil *st, cons
     return smp_relabel_node_order(grid, st, cap, dense, ndense, nnodes, obj,
                                   (smp_node_order)way, node_of_rank, err);
 }
+
+/* One construction, scored; a single construction is placed as without
+ * levels (blocked stays what Slurm launches), and scored on them. */
+smp_status smp_plan_one(const smp_grid *grid, const smp_stencil *st, smp_algorithm alg,
+                        const int32_t *cap, const int32_t *dense, int ndense, int nnodes,
+                        const smp_levels *lv, smp_placement *out, smp_error *err)
+{
+    smp_status s =
+        smp_run_construction(alg, -1, grid, st, cap, dense, ndense, out->node_of_rank, err);
+    if (!s)
+        s = smp_score_compute(grid, st, out->node_of_rank, nnodes, &out->score, err);
+    out->constructed = out->score;
+    out->algorithm = alg;
+    if (!s && lv) {
+        out->nlevels = lv->nlevels;
+        s = smp_levels_score_compute(grid, st, out->node_of_rank, nnodes, lv, out->level, err);
+    }
+    return s;
+}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* auto on the nodes (plan_auto.c): every construction auto tries, each
  * refined and annealed, the best kept.  It stands on construct/ and
- * improve/; the levels room plans each group's nodes with it, and plan.c
- * calls it for a step without levels. */
+ * improve/; the levels room plans each group's nodes with it, plan_links.c
+ * weighs its candidates, and plan.c calls it for a step without levels. */
 #ifndef STENCILMAP_PLAN_AUTO_H
 #define STENCILMAP_PLAN_AUTO_H
 
@@ -14,6 +14,12 @@
 smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                          const int32_t *dense_to_node, int ndense, int nnodes,
                          smp_objective obj, int effort, smp_placement *out, smp_error *err);
+
+/* One construction alg into out->node_of_rank (allocated by the
+ * caller), scored on the nodes and, given lv, on its levels. */
+smp_status smp_plan_one(const smp_grid *grid, const smp_stencil *st, smp_algorithm alg,
+                        const int32_t *cap, const int32_t *dense, int ndense, int nnodes,
+                        const smp_levels *lv, smp_placement *out, smp_error *err);
 
 /* Without a topology: the blocks of auto's plan node_of_rank handed to
  * other nodes of equal share, one of SMP_AUTO_NODE_ORDER_WAYS ways

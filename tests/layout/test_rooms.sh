@@ -3,7 +3,8 @@
 # The placement core's rooms include one way only (placement/README.md):
 # model/ stands on the public header alone; dims/ on model/; construct/, improve/ and
 # formats/ on model/; plan_auto on construct/ and improve/; levels/ on all
-# of those; network/ on model/; plan.c on top.  A room's private header (construct/order.h,
+# of those; network/ on model/; plan_links on levels/, network/ and
+# plan_auto; plan.c on top.  A room's private header (construct/order.h,
 # improve/quotient.h, levels/groups.h) is included from its own room only,
 # and code outside placement/ takes only the public header and the few
 # internal headers it is allowed below.  Reads the #include lines of the
@@ -25,7 +26,8 @@ allowed() {
     placement/plan_auto.*) echo "model/ construct/construct.h improve/improve.h plan_auto.h" ;;
     placement/levels/*) echo "model/ construct/construct.h improve/improve.h plan_auto.h levels/" ;;
     placement/network/*) echo "model/ network/" ;;
-    placement/plan.c) echo "model/ construct/construct.h levels/plan_levels.h plan_auto.h network/network.h" ;;
+    placement/plan_links.*) echo "model/ construct/construct.h levels/plan_levels.h plan_auto.h network/network.h plan_links.h" ;;
+    placement/plan.c) echo "model/ levels/plan_levels.h plan_auto.h network/network.h plan_links.h" ;;
     # outside the core: the format texts and numbers, the edge walk (the
     # drawing and the peer mapper), and the room interfaces the unit tests
     # drive directly
@@ -37,7 +39,7 @@ allowed() {
 # the placement headers (paths from placement/) that an include names
 room_header() {
     case "$1" in
-    model/* | dims/* | construct/* | improve/* | levels/* | network/* | formats/* | plan_auto.h) return 0 ;;
+    model/* | dims/* | construct/* | improve/* | levels/* | network/* | formats/* | plan_auto.h | plan_links.h) return 0 ;;
     *) return 1 ;;
     esac
 }

@@ -327,9 +327,21 @@ run_test plugin-warns-wrong-order t_check_wrong_order
 run_test lammps-summary t_summary
 run_test lammps-reorder-cyclic t_reorder cyclic
 run_test lammps-reorder-summary t_reorder_summary
-run_test gromacs-input t_gromacs_input
-run_test gromacs-reorder-blocked t_gromacs_reorder blocked reordered
-run_test gromacs-reorder-cyclic t_gromacs_reorder cyclic 'order kept'
-run_test gromacs-summary t_gromacs_summary
+# Debian's gmx_mpi 2022.5 is built to read its cycle counters with the
+# rdtscp instruction, and stops with a fatal error where the CPU does not
+# offer it (printhardware.cpp: "not supported by the current hardware";
+# some virtual machines hide it).  There GROMACS cannot run at all: its
+# four cases are not run, and the line below says so (they count neither
+# as passed nor as failed).  The LAMMPS cases above still run the preload
+# library under a real application.
+if grep -qw rdtscp /proc/cpuinfo; then
+    run_test gromacs-input t_gromacs_input
+    run_test gromacs-reorder-blocked t_gromacs_reorder blocked reordered
+    run_test gromacs-reorder-cyclic t_gromacs_reorder cyclic 'order kept'
+    run_test gromacs-summary t_gromacs_summary
+else
+    echo "not run: gromacs-input, gromacs-reorder-blocked, gromacs-reorder-cyclic, gromacs-summary:" \
+        "this CPU lacks rdtscp (/proc/cpuinfo), and Debian's gmx_mpi stops without it"
+fi
 cluster_down
 suite_summary

@@ -415,10 +415,11 @@ dead_slurmds() {
 # load_batch MODE: the 4 allocations of one batch at once; sets wall (ms).
 # A batch in which some step failed while a slurmd died is run again on a
 # restarted cluster, and says so (up to LOAD_ATTEMPTS runs in all: such a
-# death came in about one batch of five in recent runs); a step failing
-# while every slurmd lives fails the test at once.
+# death came in about one batch of five in recent runs), and so is one
+# whose only failures are launches that timed out; any other failing step
+# fails the test.
 load_batch() {
-    local mode=$1 spec attempt a dead t0 n_ok
+    local mode=$1 spec attempt a dead t0 n_ok timed_out
     spec=$([ "$mode" = placed ] && echo auto:2d:5pt || echo none)
     for ((attempt = 1; attempt <= LOAD_ATTEMPTS; attempt++)); do
         rm -f load/"$mode".* load/salloc."$mode".*
@@ -438,6 +439,17 @@ load_batch() {
                 sort | uniq -c | sed 's/^ */note:   /'
             echo "note: cluster restarted, $mode batch run again"
             cluster_up 16 16
+            continue
+        fi
+        # 200 steps at once on 16 slurmd and 2 shared cores: on a loaded
+        # machine some launches outlast MessageTimeout ("Task launch ...
+        # failed on node ...: Socket timed out"), baseline and placed alike
+        # (seen once in 2,000 baseline steps, while a build ran beside).
+        # Such a batch is run again and says so; any other failure stands.
+        timed_out=$(grep -l 'Socket timed out' load/"$mode".*.err 2>/dev/null | wc -l)
+        if [ "$attempt" -lt "$LOAD_ATTEMPTS" ] && [ "$timed_out" -gt 0 ] &&
+            [ $((STEPS - n_ok)) -eq "$timed_out" ]; then
+            echo "note: $mode batch: $n_ok of $STEPS steps ran; $timed_out launches timed out (machine loaded); batch run again"
             continue
         fi
         return 0 # the caller's checks report what failed

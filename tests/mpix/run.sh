@@ -331,10 +331,10 @@ t_placed() {
     d=$(mktemp -d "$WORK/t.XXXXXX")
     cat >"$d/job.sh" <<EOF
 set -e
-$(launch_line openmpi cyclic 32 "$WORK/bin/cart-openmpi cart1 4,8 0,0 hosts" LD_PRELOAD="$LIB/libstencilmap-reorder.so" STENCIL_MAP_VERBOSE=1 STENCIL_MAP_DIMS=4,8) >out 2>err
-$(launch_line openmpi cyclic 32 "$WORK/bin/cart-openmpi cart0 4,8 0,0 hosts0") >out0 2>err0
+$(launch_line openmpi cyclic 16 "$WORK/bin/cart-openmpi cart1 4,4 0,0 hosts" LD_PRELOAD="$LIB/libstencilmap-reorder.so" STENCIL_MAP_VERBOSE=1 STENCIL_MAP_DIMS=4,4) >out 2>err
+$(launch_line openmpi cyclic 16 "$WORK/bin/cart-openmpi cart0 4,4 0,0 hosts0") >out0 2>err0
 EOF
-    in_job "$d" 32 "$d/job.sh" >"$d/job.out" 2>&1 || { cat "$d/job.out" "$d"/err*; fail "the job failed"; return 1; }
+    in_job "$d" 16 "$d/job.sh" >"$d/job.out" 2>&1 || { cat "$d/job.out" "$d"/err*; fail "the job failed"; return 1; }
     run_ok "$d/out" || return 1
     grep '^stencil-map: ' "$d/err"
     grep -q 'order kept (placed by srun --stencil-map' "$d/err" || { fail "no 'placed' line"; return 1; }
@@ -421,24 +421,24 @@ EOF
 
 cluster_up 8
 : >"$MINICLUSTER_DIR/etc/plugstack.conf" # no plugin: the library alone
-run_test openmpi-cyclic-2d-n32 t_reorder openmpi cyclic 32 4,8 0,0
-run_test openmpi-blocked-2d-n32 t_reorder openmpi blocked 32 4,8 0,0
-run_test openmpi-cyclic-3d-periodic-n32 t_reorder openmpi cyclic 32 4,4,2 1,1,0
+run_test openmpi-cyclic-2d-n16 t_reorder openmpi cyclic 16 4,4 0,0
+run_test openmpi-blocked-2d-n16 t_reorder openmpi blocked 16 4,4 0,0
+run_test openmpi-cyclic-3d-periodic-n16 t_reorder openmpi cyclic 16 4,2,2 1,1,0
 run_test mpich-cyclic-2d-n32 t_reorder mpich cyclic 32 4,8 0,0
 run_test mpich-blocked-2d-n32 t_reorder mpich blocked 32 4,8 0,0
 run_test mpich-cyclic-3d-periodic-n32 t_reorder mpich cyclic 32 4,4,2 1,1,0
-run_test mpix-openmpi-cyclic-n32 t_mpix openmpi cyclic 32 8,4 0,1
+run_test mpix-openmpi-cyclic-n16 t_mpix openmpi cyclic 16 4,4 0,1
 run_test mpix-mpich-cyclic-n32 t_mpix mpich cyclic 32 8,4 0,1
 run_test plugin-placed-grid-keeps-order t_placed
-run_test mpix-weighted-openmpi-cyclic-n32 t_weighted openmpi cyclic 32 1,1 0,0
+run_test mpix-weighted-openmpi-cyclic-n16 t_weighted openmpi cyclic 16 1,1 0,0
 run_test mpix-weighted-mpich-blocked-n32 t_weighted mpich blocked 32 1,4 0,0
-run_test graph-dist-openmpi-cyclic-2d-n32 t_graph openmpi cyclic 32 dist 4,8 0,0
+run_test graph-dist-openmpi-cyclic-2d-n16 t_graph openmpi cyclic 16 dist 4,4 0,0
 run_test graph-dist-mpich-cyclic-3d-n32 t_graph mpich cyclic 32 dist 4,4,2 0,0,0
-run_test graph-graph-openmpi-cyclic-2d-periodic-n32 t_graph openmpi cyclic 32 graph 8,4 1,1
-run_test graph-dist-openmpi-blocked-3d-periodic-n32 t_graph openmpi blocked 32 dist 2,4,4 1,1,1
+run_test graph-graph-openmpi-cyclic-2d-periodic-n16 t_graph openmpi cyclic 16 graph 4,4 1,1
+run_test graph-dist-openmpi-blocked-3d-periodic-n16 t_graph openmpi blocked 16 dist 2,2,4 1,1,1
 run_test graph-graph-mpich-cyclic-2d-n32 t_graph mpich cyclic 32 graph 4,8 0,1
-run_test graph-other-openmpi-cyclic-n32 t_graph openmpi cyclic 32 other "" ""
-run_test fortran-openmpi-cyclic-n32 t_fortran openmpi cyclic 32 4 8
+run_test graph-other-openmpi-cyclic-n16 t_graph openmpi cyclic 16 other "" ""
+run_test fortran-openmpi-cyclic-n16 t_fortran openmpi cyclic 16 4 4
 run_test fortran-mpich-cyclic-n32 t_fortran mpich cyclic 32 8 4
 
 cluster_up 8,8,6,2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The unit and integration tests once more, built with ASan+UBSan:
-#   1. make check of a sanitized build (unit tests, CLI tests, the bench's
-#      quality check), leak detection on: a leak fails its test;
+#   1. make check of a sanitized build (unit and CLI tests; not the bench's
+#      whole runs, BENCH_TESTS=, which make check ran unsanitized), leak
+#      detection on: a leak fails its test;
 #   2. tests/integration/run.sh with SMC_SANITIZE=1: srun, salloc and
 #      sbatch load the sanitized plugin (the build of 1., reused), the CLI
 #      runs sanitized, every sanitizer report fails the run.
@@ -29,7 +30,7 @@ export SMC_LDFLAGS="-fsanitize=address,undefined"
 if SMC_BUILD_ROOT=$build "$top/tests/integration/build.sh" "$build-prefix" >"$root-check.log" 2>&1; then
     log=$build/check.log
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        make -C "$build/obj" -j"$(nproc)" check >"$log" 2>&1
+        make -C "$build/obj" -j"$(nproc)" check BENCH_TESTS= >"$log" 2>&1
     rc=$?
     p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
     f=$(sed -n 's/^# \(FAIL\|ERROR\): *\([0-9]*\)$/\2/p' "$log" | awk '{s+=$1} END {print s+0}')

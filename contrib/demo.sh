@@ -73,7 +73,7 @@ echo "== in the job: stencil-map-verify and an MPI halo exchange (MPI_Neighbor_a
 alloc srun --mpi=pmix --stencil-map="$spec" "$verify"
 for placement in none "$spec"; do
     echo "-- --stencil-map=$(basename "$placement")"
-    alloc srun --mpi=pmix --stencil-map="$placement" "$halo" --iters 50 --size 65536
+    alloc srun --mpi=pmix --stencil-map="$placement" "$halo" --iters 20 --size 65536
 done
 
 echo

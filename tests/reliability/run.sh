@@ -8,7 +8,7 @@
 #   f-*  faults: record_dir missing or full, a node leaving the job before
 #        or after planning, slurmctld restarted under running placed jobs,
 #        SIGINT/SIGTERM to srun while it plans
-#   l-*  load: 200 concurrent placed steps in 4 allocations, 20 concurrent
+#   l-*  load: 100 concurrent placed steps in 4 allocations, 20 concurrent
 #        placed batch jobs; every rank checked against the plan, every
 #        record accounted for; throughput and added latency printed
 #
@@ -19,7 +19,7 @@
 # env: MINICLUSTER_DIR (/var/lib/smc-rel), MINICLUSTER_PORT_BASE (24800),
 #      REL_PREFIX (/var/lib/smc-rel-prefix), REL_BUILD_ROOT
 #      (/var/lib/smc-rel-build), REL_WORK (/var/lib/smc-rel-work),
-#      REL_SKIP_BUILD=1, REL_ONLY=REGEX, REL_STEPS (200), REL_JOBS (20),
+#      REL_SKIP_BUILD=1, REL_ONLY=REGEX, REL_STEPS (100), REL_JOBS (20),
 #      REL_LOAD_ATTEMPTS (4: runs of a load batch hit by a slurmd death).
 set -uo pipefail
 
@@ -34,7 +34,9 @@ SM=$PREFIX/bin/stencil-map
 SO=$PREFIX/lib/slurm/stencil_map.so
 RECORDS=$WORK/records
 TASK=$WORK/task.sh
-STEPS=${REL_STEPS:-200}
+# (100: at 200, a CI machine under load timed out a third to 85 % of the
+# launches, baseline and placed alike, batch after batch)
+STEPS=${REL_STEPS:-100}
 JOBS=${REL_JOBS:-20}
 LOAD_ATTEMPTS=${REL_LOAD_ATTEMPTS:-4}
 U1=stencilmap-u1
@@ -441,7 +443,7 @@ load_batch() {
             cluster_up 16 16
             continue
         fi
-        # 200 steps at once on 16 slurmd and 2 shared cores: on a loaded
+        # 100 steps at once on 16 slurmd and 2 shared cores: on a loaded
         # machine some launches outlast MessageTimeout ("Task launch ...
         # failed on node ...: Socket timed out"), baseline and placed alike
         # (seen once in 2,000 baseline steps, while a build ran beside).

@@ -4,10 +4,11 @@
 # needs, builds and installs stencilmap, then runs the unit and CLI tests
 # (make check, inside make distcheck), and the suites that start their own
 # local Slurm cluster.
-# Then the integration, in-job, audit, learned and topology suites again on
-# each newer Slurm release (STENCILMAP_SLURM_RELEASES, default "24.11.5
-# 26.05.3").  Ends with one "N passed, M failed" line over every suite, and
-# the time each took.
+# Then the minicluster suites again on each newer Slurm release
+# (STENCILMAP_SLURM_RELEASES, default "24.11.5 26.05.3"): the newest runs
+# integration, in-job, audit, learned and topology; beside it, 24.11.5 runs
+# integration, in-job and topology, then Slurm's own tests.  Ends with one
+# "N passed, M failed" line over every suite, and the time each took.
 #
 # Where the time goes (issue 38; the list at the end gives each suite's
 # wall and CPU time).  Before these measures, on a warm 2-core machine:
@@ -79,6 +80,32 @@ run_suite() {
     timings+=("$name $((SECONDS - t0)) s$cpu")
 }
 timings=()
+
+# run_suite_quiet NAME CMD...: a suite run beside another (in a background
+# stream): its output only to its log, its exit status, wall and CPU time
+# to files beside it, for report_quiet NAME to print and count afterwards.
+run_suite_quiet() {
+    local name=$1; shift
+    local t0=$SECONDS rc
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -o "$log_dir/$name.cpu" -f "%U %S" "$@" >"$log_dir/$name.log" 2>&1
+    else
+        "$@" >"$log_dir/$name.log" 2>&1
+    fi
+    rc=$?
+    echo "$rc $((SECONDS - t0))" >"$log_dir/$name.rc"
+}
+report_quiet() {
+    local name=$1 log="$log_dir/$1.log" rc=1 wall=0 cpu=""
+    echo "== $name (ran beside the suite above)"
+    [ -f "$log" ] && cat "$log"
+    [ -f "$log_dir/$name.rc" ] && read -r rc wall <"$log_dir/$name.rc"
+    : >>"$log"
+    tally "$name" "$rc" "$log"
+    [ -f "$log_dir/$name.cpu" ] &&
+        cpu=$(tail -n1 "$log_dir/$name.cpu" | awk 'NF == 2 { printf " (cpu %d s)", $1 + $2 + 0.5 }')
+    timings+=("$name $wall s$cpu, beside")
+}
 
 # The newer Slurm releases are built (contrib/slurm/build-slurm.sh, about
 # 3.5 min of CPU each; a finished build is reused) in the background, at
@@ -173,16 +200,49 @@ run_suite slurm-suite-22.05.8 env SLURM_SUITE_SET=ci SLURM_SUITE_PREFIX="$shared
 # Debian's source package, 26.05.3 from the upstream tarball kept beside
 # the checkout in ../shared/slurm (built above in the background, or
 # reused: see contrib/slurm/build-slurm.sh); 22.05.8 ran every suite above
+#
+# Two streams at once, each with its own miniclusters, ports and
+# directories: the newest release runs every suite above but the 22.05.8
+# only ones; beside it, each release between (24.11.5) runs integration,
+# injob and topology (the plugin's path through srun, PMIx and the topology
+# readers, where releases differ; `tests/slurm-versions/run.sh 24.11.5
+# audit learned` runs the rest), then Slurm's own tests on 24.11.5.  One
+# after the other they took 1,440 s of wall for 950 s of CPU: they wait on
+# daemons and sleeps most of the time.
 join_slurm_builds
 versions_root=/var/lib/smc-slurm
+newest=${releases##* }
+beside=()
+rm -f "$log_dir"/*.rc "$log_dir"/*.cpu
+# (if 24.11.5 is the newest, its plugin is built in the foreground: Slurm's
+# own tests wait for it)
+suite_beside=yes
+[ "$newest" = 24.11.5 ] && suite_beside=no
+(
+    for v in $releases; do
+        [ "$v" = "$newest" ] && continue
+        run_suite_quiet "slurm-$v" env SMC_VERSIONS_ROOT="$versions_root" \
+            "$top/tests/slurm-versions/run.sh" "$v" integration injob topology
+    done
+    # Slurm's own tests on 24.11.5, with the plugin slurm-versions built for
+    # it (when 24.11.5 was one of the releases; else the suite builds it)
+    [ "$suite_beside" = yes ] && run_suite_quiet slurm-suite-24.11.5 env SLURM_SUITE_SET=ci SLURM_SUITE_PREFIX="$versions_root/24.11.5/prefix" \
+        SLURM_SUITE_BUILD_ROOT="$versions_root/24.11.5/build" "$top/tests/slurm-suite/run.sh" 24.11.5
+) &
+beside_pid=$!
 for v in $releases; do
+    [ "$v" = "$newest" ] || { beside+=("slurm-$v"); continue; }
     run_suite "slurm-$v" env SMC_VERSIONS_ROOT="$versions_root" \
         "$top/tests/slurm-versions/run.sh" "$v" integration injob audit learned topology
 done
-# Slurm's own tests on 24.11.5, with the plugin slurm-versions built for it
-# (when 24.11.5 was one of the releases; else the suite builds it there)
-run_suite slurm-suite-24.11.5 env SLURM_SUITE_SET=ci SLURM_SUITE_PREFIX="$versions_root/24.11.5/prefix" \
-    SLURM_SUITE_BUILD_ROOT="$versions_root/24.11.5/build" "$top/tests/slurm-suite/run.sh" 24.11.5
+[ "$suite_beside" = yes ] && beside+=(slurm-suite-24.11.5)
+t_wait=$SECONDS
+wait "$beside_pid"
+timings+=("waiting for the suites beside $((SECONDS - t_wait)) s")
+for name in "${beside[@]}"; do report_quiet "$name"; done
+[ "$suite_beside" = yes ] ||
+    run_suite slurm-suite-24.11.5 env SLURM_SUITE_SET=ci SLURM_SUITE_PREFIX="$versions_root/24.11.5/prefix" \
+        SLURM_SUITE_BUILD_ROOT="$versions_root/24.11.5/build" "$top/tests/slurm-suite/run.sh" 24.11.5
 
 echo
 echo "time per suite: ${timings[*]/%/,} $SECONDS s in all (install and build included)"

@@ -186,9 +186,22 @@ done
 shared_build+=(SAN_PLAIN_PREFIX="$shared/prefix" SAN_PLAIN_BUILD_ROOT="$shared/build")
 for suite in integration injob audit topology profile app learned launchers mpix reliability netns demo sanitize; do
     [ -x "$top/tests/$suite/run.sh" ] || { echo "run-all: tests/$suite/run.sh missing" >&2; exit 1; }
+    [ "$suite" = demo ] && continue # beside the fuzzing, below
     run_suite "$suite" env "${shared_build[@]}" "$top/tests/$suite/run.sh"
 done
+# The demo beside the fuzzing: the fuzzers compile and run on one core
+# (clang, then libFuzzer), the demo's 4-node cluster waits on its steps
+# most of the time (16 s of CPU in 166 s), and they share nothing: the
+# demo installs this tree into /usr/local, the fuzzers build their own
+# binaries in $build/fuzz.
+rm -f "$log_dir/demo.rc" "$log_dir/demo.cpu"
+run_suite_quiet demo "$top/tests/demo/run.sh" &
+demo_pid=$!
 run_suite fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" FUZZ_WORK_DIR="$build/fuzz" "$top/tests/fuzz/run.sh"
+t_wait=$SECONDS
+wait "$demo_pid"
+timings+=("waiting for the demo $((SECONDS - t_wait)) s")
+report_quiet demo
 # Slurm's own srun/sbatch/salloc tests with the plugin not loaded, loaded,
 # and loaded with a site default=, compared test by test: the subset marked
 # ci in tests/slurm-suite/ (make check-slurm-suite runs them all), on

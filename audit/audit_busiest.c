@@ -55,7 +55,15 @@ static bool links_of_record(const smr_record *r, smp_links *lk, audit_result *re
         for (int g = 0; g < r->levels.ngroups[l]; g++)
             lk->uplinks[l][g] = pg ? pg[g] : r->link_uplinks_min[l];
     }
-    return true;
+    /* the stated speeds, a node link's (1) on the other levels */
+    double speed[SMP_MAX_LEVELS];
+    bool stated = false;
+    for (int l = 0; l < r->levels.nlevels && l < SMP_MAX_LEVELS; l++) {
+        stated |= r->link_speed[l] > 0;
+        speed[l] = r->link_speed[l] > 0 ? r->link_speed[l] : 1.0;
+    }
+    smp_error err = {0};
+    return !stated || !smp_links_set_speeds(lk, &r->levels, speed, r->levels.nlevels, &err);
 }
 
 static json_t *load_pair(double l_max, double bound)
@@ -195,6 +203,15 @@ void audit_check_busiest(const audit_record *rec, const char *launched, json_t *
     json_t *j = json_pack("{s:o,s:s}", "planned", load_pair(r->link_l_max, r->link_bound),
                           "routing", r->link_routing);
     json_object_set_new(topology, "busiest_link", j);
+    json_t *speeds = json_array();
+    for (int l = 0; l < r->levels.nlevels && l < SMP_MAX_LEVELS; l++)
+        json_array_append_new(speeds, json_real(r->link_speed[l] > 0 ? r->link_speed[l] : 1.0));
+    for (int l = 0; l < r->levels.nlevels && l < SMP_MAX_LEVELS; l++)
+        if (r->link_speed[l] > 0) {
+            json_object_set(j, "uplink_speed", speeds); /* stated on some level */
+            break;
+        }
+    json_decref(speeds);
     smp_links lk = {0};
     if (!links_of_record(r, &lk, res)) {
         json_object_set_new(j, "rescored", json_null()); /* uplinks vary: range only */

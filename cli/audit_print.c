@@ -179,6 +179,10 @@ static void print_busiest(FILE *out, json_t *t)
     fprintf(out, LABEL "busiest link %.6g (bound %.6g), %s routing", "",
             json_number_value(json_object_get(p, "l_max")),
             json_number_value(json_object_get(p, "bound")), str(b, "routing"));
+    json_t *sp = json_object_get(b, "uplink_speed"), *v;
+    size_t i;
+    json_array_foreach(sp, i, v)
+        fprintf(out, "%s%g", i ? "," : ", uplink speed ", json_number_value(v));
     if (!json_is_object(rs)) {
         fputs("; not re-scored (uplink counts varied within a level)\n", out);
         return;

@@ -31,6 +31,7 @@ struct cli_opts {
     smp_levels_mode levels_mode; /* --levels-mode */
     smp_routing routing;    /* --routing, default SMP_ROUTING_DEFAULT */
     const char *uplinks;    /* --uplinks N[,N...]: per level, overriding the topology's */
+    const char *uplink_speed; /* --uplink-speed S[,S...]: per level, in node links */
     int64_t job_ranks;         /* SLURM_NTASKS when --nodes/--slots came from the job */
     const char *job_ranks_var; /* the variable it came from (or SLURM_NPROCS) */
 };
@@ -96,6 +97,10 @@ int cli_links_of(const struct cli_opts *o, const smp_levels *lv, smp_links *lk);
 const char *cli_link_text(const smp_link_score *ls, const smp_levels *lv, char *buf, size_t n);
 /* {"l_max", "bound", "node_max", "level", "where", "direction"} */
 json_t *cli_link_json(const smp_link_score *ls, const smp_levels *lv);
+/* The uplink speed of each level (1 where none was given), as JSON and as
+ * ", uplink speed 0.25,1" into buf; NULL and "" when no level has one. */
+json_t *cli_speeds_json(const smp_links *lk, const smp_levels *lv);
+void cli_speeds_text(const smp_links *lk, const smp_levels *lv, char *buf, size_t n);
 /* One summary line per level: pl's inter-group figures (and blocked's). */
 void cli_levels_print(const smp_placement *pl, const smp_placement *blocked, const smp_levels *lv,
                       bool weighted);

@@ -354,6 +354,9 @@ int cmd_compare(int argc, char **argv)
         json_object_set_new(j, "minimised", json_string(cli_minimised(&in.spec)));
         json_object_set_new(j, "algorithms", rows);
         json_object_set_new(j, "routing", json_string(smp_routing_name(in.links.routing)));
+        json_t *speeds = cli_speeds_json(&in.links, &in.levels);
+        if (speeds)
+            json_object_set_new(j, "uplink_speed", speeds);
         if (in.levels.nlevels > 0) {
             json_object_set_new(j, "topology_source", json_string(in.levels.source));
             json_object_set_new(j, "levels_mode",

@@ -103,6 +103,9 @@ static void plan_print_json(const struct cli_instance *in, const struct plan_res
     }
     json_t *links = cli_link_json(&pl->link, &in->levels);
     json_object_set_new(links, "routing", json_string(smp_routing_name(in->links.routing)));
+    json_t *speeds = cli_speeds_json(&in->links, &in->levels);
+    if (speeds)
+        json_object_set_new(links, "uplink_speed", speeds);
     json_object_set_new(links, "chosen_by_l_max", json_boolean(pl->by_links));
     json_object_set_new(links, "blocked", cli_link_json(&blk->link, &in->levels));
     json_object_set_new(j, "links", links);
@@ -136,10 +139,11 @@ static void uplinks_used(const struct cli_instance *in, char *buf, size_t n)
 /* The links line: L_max, where, the bound, blocked's L_max. */
 static void plan_print_links(FILE *out, const struct cli_instance *in, const struct plan_result *r)
 {
-    char t[320], up[160];
+    char t[320], up[160], sp[160];
     uplinks_used(in, up, sizeof(up));
-    fprintf(out, "stencil-map: links (%s routing%s%s): %s; blocked %.6g\n",
-            smp_routing_name(in->links.routing), up, r->pl.by_links ? ", chosen by it" : "",
+    cli_speeds_text(&in->links, &in->levels, sp, sizeof(sp));
+    fprintf(out, "stencil-map: links (%s routing%s%s%s): %s; blocked %.6g\n",
+            smp_routing_name(in->links.routing), up, sp, r->pl.by_links ? ", chosen by it" : "",
             cli_link_text(&r->pl.link, &in->levels, t, sizeof(t)), r->blocked.link.l_max);
 }
 

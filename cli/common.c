@@ -63,10 +63,11 @@ static bool option_used(const char *cmd, const char *opt)
         const char *cmd, *opts;
     } used[] = {
         {"plan", " nodes slots ranks algorithm hostfile sockets socketfile json map topology "
-                 "topology-strict levels-mode routing uplinks launcher output env "},
-        {"score", " hostfile ranks json map topology topology-strict routing uplinks "},
+                 "topology-strict levels-mode routing uplinks uplink-speed launcher output env "},
+        {"score", " hostfile ranks json map topology topology-strict routing uplinks "
+                  "uplink-speed "},
         {"compare", " nodes slots ranks sockets hostfiles json map topology topology-strict "
-                    "levels-mode routing uplinks "},
+                    "levels-mode routing uplinks uplink-speed "},
     };
     char key[40];
     snprintf(key, sizeof(key), " %s ", opt);
@@ -110,20 +111,23 @@ static int routing_option(const char *cmd, const char *arg, struct cli_opts *o)
     return usage_error(cmd, "--routing: static, adaptive or direct, not", arg);
 }
 
+/* every subcommand's options; option_used says which each takes */
+static const struct option longopts[] = {
+    {"nodes", required_argument, NULL, 'N'},   {"slots", required_argument, NULL, 'S'},
+    {"ranks", required_argument, NULL, 'n'},   {"algorithm", required_argument, NULL, 'a'},
+    {"hostfile", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
+    {"map", no_argument, NULL, 'm'},           {"help", no_argument, NULL, 'h'},
+    {"sockets", required_argument, NULL, 'k'}, {"socketfile", required_argument, NULL, 'K'},
+    {"topology", required_argument, NULL, 't'}, {"levels-mode", required_argument, NULL, 'M'},
+    {"launcher", required_argument, NULL, 'L'}, {"output", required_argument, NULL, 'o'},
+    {"env", no_argument, NULL, 'e'},           {"hostfiles", required_argument, NULL, 'D'},
+    {"topology-strict", no_argument, NULL, 'X'}, {"routing", required_argument, NULL, 'R'},
+    {"uplinks", required_argument, NULL, 'U'}, {"uplink-speed", required_argument, NULL, 'W'},
+    {NULL, 0, NULL, 0},
+};
+
 int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct cli_opts *o)
 {
-    static const struct option longopts[] = {
-        {"nodes", required_argument, NULL, 'N'},   {"slots", required_argument, NULL, 'S'},
-        {"ranks", required_argument, NULL, 'n'},   {"algorithm", required_argument, NULL, 'a'},
-        {"hostfile", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
-        {"map", no_argument, NULL, 'm'},           {"help", no_argument, NULL, 'h'},
-        {"sockets", required_argument, NULL, 'k'}, {"socketfile", required_argument, NULL, 'K'},
-        {"topology", required_argument, NULL, 't'}, {"levels-mode", required_argument, NULL, 'M'},
-        {"launcher", required_argument, NULL, 'L'}, {"output", required_argument, NULL, 'o'},
-        {"env", no_argument, NULL, 'e'},           {"hostfiles", required_argument, NULL, 'D'},
-        {"topology-strict", no_argument, NULL, 'X'}, {"routing", required_argument, NULL, 'R'},
-        {"uplinks", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof(*o));
     o->routing = SMP_ROUTING_DEFAULT;
     opterr = 0;
@@ -163,6 +167,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *needs, struct 
             break;
         case 'R': if (routing_option(cmd, optarg, o)) return SMP_ERR_INPUT; break;
         case 'U': o->uplinks = optarg; break;
+        case 'W': o->uplink_speed = optarg; break;
         case 'h': cli_usage_of(cmd, stdout); exit(0);
         case 'a':
             if (!smp_algorithm_from_name(optarg, &o->algorithm))

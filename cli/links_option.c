@@ -23,9 +23,40 @@ static long next_count(const char **p)
     return v;
 }
 
+/* --uplink-speed S[,S...] into lk: each level's uplinks S times as fast as
+ * a node's link (0.25: a 4:1 taper that Slurm's LinkSpeed= cannot tell the
+ * plan, since Slurm does not use it) */
+static int speeds_of(const struct cli_opts *o, const smp_levels *lv, smp_links *lk)
+{
+    double v[SMP_MAX_LEVELS];
+    int bad, n = smp_link_speeds_parse(o->uplink_speed, v, &bad);
+    if (!n) {
+        fprintf(stderr, "stencil-map: --uplink-speed '%s': value %d must be a decimal above 0 and "
+                        "at most %g (a node's link is 1), 1 to %d values comma-separated\n",
+                o->uplink_speed, bad, SMP_MAX_LINK_SPEED, SMP_MAX_LEVELS);
+        return SMP_ERR_INPUT;
+    }
+    if (n > lv->nlevels)
+        fprintf(stderr, "stencil-map: --uplink-speed '%s': the step has %d network level%s: "
+                        "value %d on is not used%s\n",
+                o->uplink_speed, lv->nlevels, lv->nlevels == 1 ? "" : "s", lv->nlevels + 1,
+                lv->nlevels ? "" : " (no --topology, or the nodes share one switch)");
+    smp_error err = {0};
+    if (smp_links_set_speeds(lk, lv, v, n, &err)) {
+        fprintf(stderr, "stencil-map: %s\n", err.msg);
+        return SMP_ERR_SYSTEM;
+    }
+    return 0;
+}
+
 int cli_links_of(const struct cli_opts *o, const smp_levels *lv, smp_links *lk)
 {
     lk->routing = o->routing;
+    if (o->uplink_speed) {
+        int rc = speeds_of(o, lv, lk);
+        if (rc)
+            return rc;
+    }
     if (!o->uplinks)
         return 0;
     const char *p = o->uplinks;
@@ -51,6 +82,40 @@ int cli_links_of(const struct cli_opts *o, const smp_levels *lv, smp_links *lk)
             lk->uplinks[l][g] = (int32_t)v;
     }
     return 0;
+}
+
+static bool any_speed(const smp_links *lk, const smp_levels *lv)
+{
+    for (int l = 0; lk && lv && l < lv->nlevels && l < SMP_MAX_LEVELS; l++)
+        if (lk->speed[l])
+            return true;
+    return false;
+}
+
+/* the level's one speed: every group's is the same (--uplink-speed,
+ * uplink_speed=, a record's) */
+static double level_speed(const smp_links *lk, const smp_levels *lv, int l)
+{
+    return lk->speed[l] && lv->ngroups[l] > 0 ? lk->speed[l][0] : 1.0;
+}
+
+json_t *cli_speeds_json(const smp_links *lk, const smp_levels *lv)
+{
+    if (!any_speed(lk, lv))
+        return NULL;
+    json_t *a = json_array();
+    for (int l = 0; l < lv->nlevels && l < SMP_MAX_LEVELS; l++)
+        json_array_append_new(a, json_real(level_speed(lk, lv, l)));
+    return a;
+}
+
+void cli_speeds_text(const smp_links *lk, const smp_levels *lv, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int l = 0; any_speed(lk, lv) && l < lv->nlevels && l < SMP_MAX_LEVELS && at < n; l++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%g", l ? "," : ", uplink speed ",
+                               level_speed(lk, lv, l));
 }
 
 /* "a node's link out of n7", "a leaf's uplinks into leaf3" */

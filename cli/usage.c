@@ -38,7 +38,9 @@ static const char links_lines[] =
     "                  the busiest link's load L_max is estimated\n"
     "--uplinks N[,N...] uplinks of every group of level 0, 1, ... (leaf switches\n"
     "                  first), over the topology's count of parent switches;\n"
-    "                  direct: the links between every two groups of the level\n";
+    "                  direct: the links between every two groups of the level\n"
+    "--uplink-speed S[,S...] how fast an uplink of level 0, 1, ... is against a\n"
+    "                  node's link (default 1; 0.25: a 4:1 taper), 0 < S <= 1000\n";
 
 static const char exit_line[] = "Exit status: 0 ok, 2 bad input, 3 infeasible, 4 system error.\n";
 
@@ -54,7 +56,8 @@ static void plan_usage(FILE *out)
           "                       [--algorithm A] [--hostfile FILE] [--sockets COUNTS]\n"
           "                       [--socketfile FILE] [--profile DIR] [--topology FILE]\n"
           "                       [--topology-strict] [--levels-mode M] [--routing R]\n"
-          "                       [--uplinks N[,N...]] [--launcher L] [--output FILE]\n"
+          "                       [--uplinks N[,N...]] [--uplink-speed S[,S...]]\n"
+          "                       [--launcher L] [--output FILE]\n"
           "                       [--env] [--json] [--map]\n"
           "\n"
           "Computes which node each rank runs on and prints a summary line; with\n"
@@ -108,7 +111,7 @@ static void score_usage(FILE *out)
 {
     fputs("usage: stencil-map score SPEC --hostfile FILE [--ranks P] [--topology FILE]\n"
           "                        [--topology-strict] [--routing R] [--uplinks N[,N...]]\n"
-          "                        [--json] [--map]\n"
+          "                        [--uplink-speed S[,S...]] [--json] [--map]\n"
           "       stencil-map score SPEC --profile DIR --nodes HOSTLIST --slots COUNTS\n"
           "                        [--hostfile FILE] [--json]\n"
           "\n"
@@ -142,7 +145,8 @@ static void compare_usage(FILE *out)
     fputs("usage: stencil-map compare SPEC --nodes HOSTLIST --slots COUNTS [--ranks P]\n"
           "                          [--sockets COUNTS] [--topology FILE] [--topology-strict]\n"
           "                          [--levels-mode M] [--routing R] [--uplinks N[,N...]]\n"
-          "                          [--hostfiles DIR] [--json] [--map]\n"
+          "                          [--uplink-speed S[,S...]] [--hostfiles DIR] [--json]\n"
+          "                          [--map]\n"
           "\n"
           "Puts every algorithm's J_sum and J_max side by side; when built with\n"
           "Scotch, Scotch's mapping is the last row, for comparison.  With network\n"

@@ -119,6 +119,10 @@ typedef struct {
      * where they are equal (then min) or in older records.  Written:
      * borrowed; read: owned */
     int32_t *link_uplinks_per_group[SMP_MAX_LEVELS];
+    /* each level's uplink speed against a node's link, as the site stated
+     * it (uplink_speed=; "speed" of the level's "uplinks" entry); 0 where
+     * none was stated (a node link's, 1) and in older records */
+    double link_speed[SMP_MAX_LEVELS];
     smr_origin origin;       /* placed records only; "origin" absent: source "" */
 } smr_record;
 

@@ -14,7 +14,9 @@
  * uplinks= or the topology's parents), as ranges over the level's groups;
  * where a level's groups have unequal counts, its entry also lists them,
  * one per group in the level's group order ("per_group": [1, 2, 2]; an
- * optional field, format 1 unchanged), so that the audit can re-score. */
+ * optional field, format 1 unchanged), so that the audit can re-score;
+ * and where the site stated the level's uplink speed (uplink_speed=), it
+ * ("speed": 0.25, against a node's link; optional, absent: 1). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,6 +39,8 @@ json_t *smr_busiest_json(const smr_record *rec)
                 json_array_append_new(a, json_integer(pg[g]));
             json_object_set_new(e, "per_group", a);
         }
+        if (rec->link_speed[l] > 0)
+            json_object_set_new(e, "speed", json_real(rec->link_speed[l]));
         json_array_append_new(up, e);
     }
     return json_pack("{s:f,s:f,s:s,s:o}", "l_max", rec->link_l_max, "bound", rec->link_bound,
@@ -81,8 +85,23 @@ static int parse_per_group(json_t *x, const char *where, int l, smr_record *rec,
     return 0;
 }
 
+/* the optional "speed" of level l's uplinks entry x: above 0, at most
+ * SMP_MAX_LINK_SPEED */
+static int parse_speed(json_t *x, const char *where, int l, smr_record *rec, char *err, size_t n)
+{
+    json_t *s = json_object_get(x, "speed");
+    if (!s || json_is_null(s))
+        return 0;
+    double v = json_is_number(s) ? json_number_value(s) : -1;
+    if (!(v > 0 && v <= SMP_MAX_LINK_SPEED))
+        return smr_bad(err, n, "%s.speed: must be a number above 0 and at most %g", where,
+                       SMP_MAX_LINK_SPEED);
+    rec->link_speed[l] = v;
+    return 0;
+}
+
 /* "uplinks": one {"min", "max"} per level, 1 <= min <= max, and the
- * optional "per_group" */
+ * optional "per_group" and "speed" */
 static int parse_uplinks(json_t *o, smr_record *rec, char *err, size_t n)
 {
     json_t *up = json_object_get(o, "uplinks");
@@ -104,7 +123,7 @@ static int parse_uplinks(json_t *o, smr_record *rec, char *err, size_t n)
                            (long long)lo, (long long)hi);
         rec->link_uplinks_min[l] = (int)lo;
         rec->link_uplinks_max[l] = (int)hi;
-        if (parse_per_group(x, where, l, rec, err, n))
+        if (parse_per_group(x, where, l, rec, err, n) || parse_speed(x, where, l, rec, err, n))
             return -1;
     }
     return 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plugstack.conf arguments: default=, algorithm=, on_error=, record_dir=,
  * max_ranks=, bind=, objective=, effort=, learned_dir=, topology=,
- * topology_strict=, levels_mode=, routing=, uplinks=.  Anything
+ * topology_strict=, levels_mode=, routing=, uplinks=, uplink_speed=.  Anything
  * else is an error, so a typo is never ignored. */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 
 #define KNOWN_KEYS \
     "default, algorithm, on_error, record_dir, max_ranks, bind, objective, effort, learned_dir, " \
-    "topology, topology_strict, levels_mode, routing, uplinks"
+    "topology, topology_strict, levels_mode, routing, uplinks, uplink_speed"
 
 __attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
 {
@@ -141,7 +141,19 @@ static int parse_uplinks(sm_policy *pol, const char *val, char *msg, size_t n)
     return 0;
 }
 
-/* The keys whose value is a number: max_ranks, effort, uplinks.  0, -1
+/* uplink_speed=S[,S...]: 1 to SMP_MAX_LEVELS speeds (smp_link_speeds_parse) */
+static int parse_speeds(sm_policy *pol, const char *val, char *msg, size_t n)
+{
+    int bad;
+    if (!(pol->nspeeds = smp_link_speeds_parse(val, pol->uplink_speed, &bad)))
+        return fail(msg, n, "plugstack argument uplink_speed=%.100s: value %d: %s", val, bad,
+                    "must be 1 to 4 plain decimals above 0 and at most 1000, comma-separated "
+                    "(a node's link is 1)");
+    return 0;
+}
+
+/* The keys whose value is a number: max_ranks, effort, uplinks,
+ * uplink_speed.  0, -1
  * with msg, or NOT_MINE. */
 static int parse_number(sm_policy *pol, const char *arg, size_t klen, const char *val,
                         char *msg, size_t n)
@@ -163,6 +175,8 @@ static int parse_number(sm_policy *pol, const char *arg, size_t klen, const char
         pol->effort = (int)v;
     } else if (KEY("uplinks")) {
         return parse_uplinks(pol, val, msg, n);
+    } else if (KEY("uplink_speed")) {
+        return parse_speeds(pol, val, msg, n);
     } else {
         return NOT_MINE;
     }

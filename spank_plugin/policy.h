@@ -41,6 +41,8 @@ typedef struct {
     smp_routing routing;         /* routing=static|adaptive|direct (SMP_ROUTING_DEFAULT) */
     int nuplinks;                /* uplinks=N[,N...]: the uplinks of every group */
     int32_t uplinks[SMP_MAX_LEVELS]; /* of level 0, 1, ... (nuplinks given) */
+    int nspeeds;                 /* uplink_speed=S[,S...]: an uplink's speed */
+    double uplink_speed[SMP_MAX_LEVELS]; /* against a node link's, per level */
     char learned_dir[1024];   /* learned_dir=DIR (absolute): the root of the
                                * users' stores of learned specs, DIR/<user>;
                                * "" = each user's XDG state directory */

@@ -15,8 +15,9 @@
 /* The plan, its figures and the placement (borrowed from the step). */
 /* The busiest link as planned, and the routing and uplink counts per
  * group it was scored with, as ranges per level (NULL counts: 1) and,
- * where a level's counts differ, each group's (borrowed), which the audit
- * re-scores with. */
+ * where a level's counts differ, each group's (borrowed), and the level's
+ * uplink speed where the site stated one (the same for all its groups),
+ * which the audit re-scores with. */
 static void fill_busiest(smr_record *rec, const sm_step *st)
 {
     rec->link_l_max = st->pl.link.l_max;
@@ -33,6 +34,7 @@ static void fill_busiest(smr_record *rec, const sm_step *st)
         rec->link_uplinks_min[l] = lo;
         rec->link_uplinks_max[l] = hi;
         rec->link_uplinks_per_group[l] = lo != hi ? st->links.uplinks[l] : NULL;
+        rec->link_speed[l] = st->links.speed[l] ? st->links.speed[l][0] : 0;
     }
 }
 

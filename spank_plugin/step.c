@@ -116,9 +116,10 @@ static smp_status plan_both(sm_step *st, smp_error *err)
     return s ? s : task_env_make(st, err);
 }
 
-/* The site's routing= and uplinks= over the step's levels: each count
- * for every group of its level; levels beyond the counts take the
- * topology's (smt_group_uplinks, as `stencil-map plan --topology` does). */
+/* The site's routing=, uplinks= and uplink_speed= over the step's levels:
+ * each count for every group of its level; levels beyond the counts take
+ * the topology's (smt_group_uplinks, as `stencil-map plan --topology`
+ * does); levels beyond the speeds, a node link's. */
 static smp_status step_links(sm_step *st, const sm_policy *pol, smp_error *err)
 {
     st->links.routing = pol->routing;
@@ -132,7 +133,7 @@ static smp_status step_links(sm_step *st, const sm_policy *pol, smp_error *err)
         for (int g = 0; g < ng; g++)
             st->links.uplinks[l][g] = l < pol->nuplinks ? pol->uplinks[l] : topo[g];
     }
-    return SMP_OK;
+    return smp_links_set_speeds(&st->links, &st->levels, pol->uplink_speed, pol->nspeeds, err);
 }
 
 static smp_status do_plan(sm_step *st, const sm_policy *pol, const sm_srun_args *a,

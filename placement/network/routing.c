@@ -36,6 +36,70 @@ void smp_links_free(smp_links *lk)
     memset(lk, 0, sizeof(*lk));
 }
 
+/* One plain decimal of a speed list at *p, up to ',' or the end; -1 when
+ * malformed or out of range. */
+static double next_speed(const char **p)
+{
+    const char *q = *p;
+    int digits = 0, points = 0;
+    for (; *q && *q != ','; q++) {
+        if (*q >= '0' && *q <= '9')
+            digits++;
+        else if (*q == '.' && !points)
+            points++;
+        else
+            return -1;
+    }
+    if (!digits || q - *p > 32)
+        return -1;
+    char buf[40];
+    memcpy(buf, *p, (size_t)(q - *p));
+    buf[q - *p] = '\0';
+    double v = strtod(buf, NULL);
+    if (!(v > 0 && v <= SMP_MAX_LINK_SPEED))
+        return -1;
+    *p = *q ? q + 1 : q;
+    return v;
+}
+
+int smp_link_speeds_parse(const char *text, double speeds[SMP_MAX_LEVELS], int *bad)
+{
+    int n = 0;
+    const char *p = text ? text : "";
+    if (bad)
+        *bad = 1;
+    do {
+        double v = n < SMP_MAX_LEVELS ? next_speed(&p) : -1;
+        if (v < 0) {
+            if (bad)
+                *bad = n + 1;
+            return 0;
+        }
+        speeds[n++] = v;
+        if (!*p && p[-1] == ',') { /* a trailing comma: an empty last value */
+            if (bad)
+                *bad = n + 1;
+            return 0;
+        }
+    } while (*p);
+    return n;
+}
+
+smp_status smp_links_set_speeds(smp_links *lk, const smp_levels *lv, const double *speeds, int n,
+                                smp_error *err)
+{
+    for (int l = 0; lv && l < n && l < lv->nlevels; l++) {
+        size_t ng = (size_t)(lv->ngroups[l] > 0 ? lv->ngroups[l] : 1);
+        double *s = realloc(lk->speed[l], sizeof(double) * ng);
+        if (!s)
+            return smp_error_set(err, SMP_ERR_SYSTEM, "links.speed[%d]: out of memory", l);
+        lk->speed[l] = s;
+        for (int g = 0; g < lv->ngroups[l]; g++)
+            s[g] = speeds[l];
+    }
+    return SMP_OK;
+}
+
 smp_status smp_links_check(const smp_links *lk, const smp_levels *lv, smp_error *err)
 {
     if (!lk)

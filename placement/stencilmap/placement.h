@@ -411,6 +411,22 @@ typedef struct {
 /* Frees the arrays and zeroes *lk (routing becomes static); NULL is fine. */
 void smp_links_free(smp_links *lk);
 
+/* The fastest uplink a site may state, in node links: a spine link 1000
+ * times a node's is no fabric's, and a typo (10000 for 1.0000) is caught. */
+#define SMP_MAX_LINK_SPEED 1000.0
+/* A list of uplink speeds, one per level from level 0 ("0.5,0.25"): 1 to
+ * SMP_MAX_LEVELS plain decimals (digits and at most one point: no sign,
+ * exponent, "inf" or "nan") above 0 and at most SMP_MAX_LINK_SPEED,
+ * comma-separated, each an uplink's speed relative to a node's link.
+ * Returns how many were read, or 0 when text is malformed; then *bad (if
+ * not NULL) is the 1-based position of the first bad value. */
+int smp_link_speeds_parse(const char *text, double speeds[SMP_MAX_LEVELS], int *bad);
+/* Every group of level l < n (and < lv's levels) gets uplink speed
+ * speeds[l] in lk (replacing what it had).  SMP_ERR_SYSTEM when memory
+ * runs out. */
+smp_status smp_links_set_speeds(smp_links *lk, const smp_levels *lv, const double *speeds, int n,
+                                smp_error *err);
+
 /* smp_link_score (L_max, the busiest link's load) is declared with
  * smp_placement above. */
 /* Scores a placement on the links: lv and lk describe the network above

@@ -629,6 +629,22 @@ has busiest-direct "busiest link 6 (bound 6), direct routing"
 edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["routing"] = "ecmp"'
 run 4 busiest-bad 23.0 --record-dir "$work/lv" --no-slurm
 has busiest-bad "topology.busiest_link.routing: must be 'static', 'adaptive' or 'direct'"
+# the leaves' uplink speed (uplink_speed=, the entry's "speed"): at 0.5 a
+# leaf's one uplink carries its 4 edges as 8 node links' load, above the
+# node links' 6: L_max 8, bound 8.  A record that says 6 with that speed is
+# caught, and a speed of 0 refused
+cp "$LEV/stencilmap-u1/"* "$work/lv/stencilmap-u1/"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"] = {"l_max": 8, "bound": 8, "routing": "static", "uplinks": [{"min": 1, "max": 1, "speed": 0.5}]}'
+run 0 busiest-speed 23.0 --record-dir "$work/lv" --no-slurm
+has busiest-speed "busiest link 8 (bound 8), static routing, uplink speed 0.5; re-scored 8 (bound 8)"
+run 0 busiest-speed-json 23.0 --record-dir "$work/lv" --no-slurm --json
+py busiest-speed-json 'd["steps"][0]["topology"]["busiest_link"]["uplink_speed"] == [0.5] and d["steps"][0]["topology"]["busiest_link"]["rescored"] == {"l_max": 8, "bound": 8}'
+edit "$work/lv/stencilmap-u1/23.0.json" 'b = d["topology"]["busiest_link"]; b["l_max"] = 6; b["bound"] = 6'
+run 1 busiest-speed-differs 23.0 --record-dir "$work/lv" --no-slurm
+has busiest-speed-differs "topology: busiest link 6 (bound 6) in the record, 8 (bound 8) from its placement"
+edit "$work/lv/stencilmap-u1/23.0.json" 'd["topology"]["busiest_link"]["uplinks"][0]["speed"] = 0'
+run 4 busiest-speed-bad 23.0 --record-dir "$work/lv" --no-slurm
+has busiest-speed-bad "topology.busiest_link.uplinks[0].speed: must be a number above 0 and at most 1000"
 # a level whose groups have unequal uplink counts (per_group), re-scored.
 # The leaves regrouped: node1+node2 (the rows y0-y1), node3 (x0-x3, y2-y3)
 # and node4 (x4-x7, y2-y3).  By hand: group 0 sends 8 edges out (and takes

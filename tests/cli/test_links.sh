@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# stencil-map on the links above the network levels: --routing and
-# --uplinks on plan and compare, L_max and its bound in the summary, the
+# stencil-map on the links above the network levels: --routing,
+# --uplinks and --uplink-speed on plan, score and compare, L_max and its bound in the summary, the
 # JSON and compare's column; auto with a topology keeping the candidate of
 # least L_max (never above any construction's, nor either levels mode's);
 # the plan's L_max equal to what the scale bench's linkload.py (SimGrid's
@@ -146,4 +146,49 @@ check_cmd "--uplinks 8,2 on one level: the plan of --uplinks 8" \
     test "$(jget "$work/many-uplinks.out" links.l_max)" = "$lmax"
 run 0 no-topology compare "$work/s.json" $job --topology none --uplinks 8
 has no-topology err "(no --topology, or the nodes share one switch)"
+
+# --uplink-speed: each uplink of the level that much of a node link's
+# speed.  One placement (blocked) scored at speed 1 and 0.25: its busiest
+# uplink carries 4 times the load in node links, its node links the same
+printf '{"grid": {"dims": [16, 16, 16]}, "stencil": "7pt", "algorithm": "blocked"}\n' >"$work/b.json"
+run 0 speed-1 plan "$work/b.json" $job --topology "$topo" --uplinks 8 --json --hostfile "$work/blocked.hosts"
+run 0 speed-q plan "$work/b.json" $job --topology "$topo" --uplinks 8 --uplink-speed 0.25 --json
+check_cmd "--uplink-speed 0.25: the JSON says so" \
+    test "$(jget "$work/speed-q.out" links.uplink_speed)" = "[0.25]"
+check_cmd "without --uplink-speed: no uplink_speed in the JSON" \
+    python3 -c 'import json,sys; sys.exit("uplink_speed" in json.load(open(sys.argv[1]))["links"])' "$work/speed-1.out"
+check_cmd "--uplink-speed 0.25: the busiest uplink's load is 4 times speed 1's" \
+    python3 -c 'import sys; sys.exit(abs(4 * float(sys.argv[1]) - float(sys.argv[2])) > 1e-6)' \
+    "$(jget "$work/speed-1.out" links.up_max)" "$(jget "$work/speed-q.out" links.up_max)"
+check_cmd "--uplink-speed 0.25: the node links' load unchanged" \
+    test "$(jget "$work/speed-1.out" links.node_max)" = "$(jget "$work/speed-q.out" links.node_max)"
+run 0 speed-text plan "$work/b.json" $job --topology "$topo" --uplinks 8 --uplink-speed 0.25
+has speed-text out "links (static routing, uplinks 8, uplink speed 0.25): busiest link"
+# score re-scores a hostfile with it: the plan's figure
+run 0 speed-score score "$work/b.json" --hostfile "$work/blocked.hosts" --topology "$topo" --uplinks 8 \
+    --uplink-speed 0.25 --json
+check_cmd "score --uplink-speed 0.25: plan's L_max" \
+    test "$(jget "$work/speed-score.out" links.l_max)" = "$(jget "$work/speed-q.out" links.l_max)"
+# auto plans by the slower uplinks: never above blocked's L_max at that speed
+run 0 speed-auto plan "$work/s.json" $job --topology "$topo" --uplinks 8 --uplink-speed 0.25 --json
+le "auto's L_max at speed 0.25 against blocked's" "$(jget "$work/speed-auto.out" links.l_max)" \
+    "$(jget "$work/speed-q.out" links.l_max)"
+le "auto's bound at speed 0.25 below its L_max" "$(jget "$work/speed-auto.out" links.bound)" \
+    "$(jget "$work/speed-auto.out" links.l_max)"
+run 0 speed-cmp compare "$work/s.json" $job --topology "$topo" --uplinks 8 --uplink-speed 0.25 --json
+check_cmd "compare --uplink-speed: the JSON says so" \
+    test "$(jget "$work/speed-cmp.out" uplink_speed)" = "[0.25]"
+# a value for a level the step lacks: noted, not used
+run 0 speed-many plan "$work/b.json" $job --topology "$topo" --uplinks 8 --uplink-speed 0.25,2 --json
+has speed-many err "--uplink-speed '0.25,2': the step has 1 network level: value 2 on is not used"
+check_cmd "--uplink-speed 0.25,2 on one level: the L_max of 0.25" \
+    test "$(jget "$work/speed-many.out" links.l_max)" = "$(jget "$work/speed-q.out" links.l_max)"
+# bad values: exit 2, the value and its place named
+n=0
+for bad in 0 -1 nan inf 1e2 1001 0.5, ,0.5 1,1,1,1,1 abc 0x10 "" 1..5; do
+    n=$((n + 1))
+    run 2 bad-speed-$n plan "$work/b.json" $job --topology "$topo" --uplink-speed "$bad"
+    has bad-speed-$n err "--uplink-speed '$bad': value"
+done
+has bad-speed-9 err "value 5 must be a decimal above 0 and at most 1000"
 checks_summary

@@ -14,6 +14,7 @@
  *    step's nodes) fail the plan naming the problem, or fall back to
  *    blocked under on_error=blocked: never a placement other than the one
  *    reported. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -566,6 +567,51 @@ static void test_repairs_recorded(void **state)
     sm_step_release(&st);
 }
 
+/* plugstack uplink_speed=: the plan scores the leaves' uplinks at that
+ * speed, the record keeps it, and re-scoring with it (as the audit does)
+ * gives the recorded L_max, while the same placement at a node link's
+ * speed loads its busiest uplink 4 times less */
+static void test_speed_recorded(void **state)
+{
+    (void)state;
+    sm_policy pol;
+    sm_step st;
+    char arg[4300], msg[1024], rerr[512];
+    char *p = write_file("speed.conf", "SwitchName=a Nodes=node[1-2]\n"
+                                       "SwitchName=b Nodes=node[3-4]\n"
+                                       "SwitchName=top Switches=a,b\n");
+    snprintf(arg, sizeof(arg), "topology=%s", p);
+    policy(&pol, arg, "uplink_speed=0.25");
+    answer = NULL;
+    answer_fails = 0;
+    assert_int_equal(plan(&st, &pol, "auto:2d:5pt", fake_slurm, NULL, 0), 0);
+    assert_int_equal(st.levels.nlevels, 1);
+    assert_non_null(st.links.speed[0]);
+    for (int g = 0; g < st.levels.ngroups[0]; g++)
+        assert_true(st.links.speed[0][g] == 0.25);
+    assert_int_equal(sm_record_write(&st, &pol, 43, 1, true, NULL, msg, sizeof(msg)), 0);
+    smr_record rec;
+    if (smr_record_read(st.record, &rec, rerr, sizeof(rerr)))
+        fail_msg("read: %s", rerr);
+    assert_true(rec.link_speed[0] == 0.25);
+    smp_links lk = {.uplinks = {st.links.uplinks[0]}, .speed = {st.links.speed[0]}};
+    assert_true(smp_routing_from_name(rec.link_routing, &lk.routing));
+    smp_link_score ls, full;
+    smp_error err;
+    smp_error_clear(&err);
+    assert_int_equal(smp_link_score_compute(&rec.grid, &rec.stencil, rec.node_of_rank,
+                                            rec.nodes.count, &rec.levels, &lk, &ls, &err), 0);
+    assert_true(ls.l_max == rec.link_l_max && ls.bound == rec.link_bound);
+    lk.speed[0] = NULL;
+    assert_int_equal(smp_link_score_compute(&rec.grid, &rec.stencil, rec.node_of_rank,
+                                            rec.nodes.count, &rec.levels, &lk, &full, &err), 0);
+    if (!(fabs(4 * full.up_max - ls.up_max) <= 1e-9 * ls.up_max) || !(ls.up_max > 0))
+        fail_msg("busiest uplink %g at a quarter speed, %g at a node link's", ls.up_max,
+                 full.up_max);
+    smr_record_free(&rec);
+    sm_step_release(&st);
+}
+
 /* plugstack topology=FILE with `scontrol show topology` saved in FILE
  * (24.11's blocks): planned on them, the file named as the source. */
 static void test_saved_output_file(void **state)
@@ -636,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_bad_topologies),
         cmocka_unit_test(test_repaired_topology),
         cmocka_unit_test(test_repairs_recorded),
+        cmocka_unit_test(test_speed_recorded),
         cmocka_unit_test(test_saved_output_file),
         cmocka_unit_test(test_slurm_lists_none),
     };

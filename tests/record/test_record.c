@@ -214,6 +214,7 @@ static void same_placed(const smr_record *a, const smr_record *b)
                 assert_memory_equal(pa, pb, sizeof(int32_t) * (size_t)a->levels.ngroups[l]);
             else
                 assert_null(pb);
+            assert_true(a->link_speed[l] == b->link_speed[l]); /* 0: not stated */
         }
     }
     /* written inside the application: "" both when not */
@@ -299,7 +300,7 @@ static void test_placed_levels(void **state)
     }
 }
 
-/* the busiest link as planned (L_max, bound, routing, uplinks) comes
+/* the busiest link as planned (L_max, bound, routing, uplinks, speed) comes
  * back as written; a record without it reads as -1 (test_placed_levels).
  * Each group's uplink count is written where they differ (k 1) and not
  * where they are equal (k 0, given all the same, or k 2, given none) */
@@ -319,6 +320,7 @@ static void test_placed_busiest(void **state)
         a.link_uplinks_min[0] = 2;
         a.link_uplinks_max[0] = k == 1 ? 3 : 2;
         a.link_uplinks_per_group[0] = per_group[k];
+        a.link_speed[0] = k == 0 ? 0.25 : k == 1 ? 0 : 2; /* stated, not, stated */
         round_trip(&a);
         free_written(&a);
     }
@@ -445,6 +447,15 @@ static void test_levels_malformed(void **state)
         {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
          "\"uplinks\": [{\"min\": 1, \"max\": 2, \"per_group\": [1.5, 2]}]}}",
          "topology.busiest_link.uplinks[0].per_group[0]: must be an uplink count >= 1"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
+         "\"uplinks\": [{\"min\": 1, \"max\": 1, \"speed\": 0}]}}",
+         "topology.busiest_link.uplinks[0].speed: must be a number above 0 and at most 1000"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
+         "\"uplinks\": [{\"min\": 1, \"max\": 1, \"speed\": \"fast\"}]}}",
+         "topology.busiest_link.uplinks[0].speed: must be a number above 0 and at most 1000"},
+        {BUSIEST_HEAD "{\"routing\": \"static\", \"l_max\": 4, \"bound\": 3, "
+         "\"uplinks\": [{\"min\": 1, \"max\": 1, \"speed\": 1001}]}}",
+         "topology.busiest_link.uplinks[0].speed: must be a number above 0 and at most 1000"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         assert_refused_with("topology", cases[i].edit, cases[i].want, i);

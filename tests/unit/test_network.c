@@ -413,6 +413,83 @@ static void test_plan_by_links(void **state)
     }
 }
 
+/* A site's uplink speeds: the list's syntax (plain decimals, 0 < S <=
+ * 1000, 1 to 4 of them) and its place named when bad; every group of a
+ * level set; and on the scale bench's tapered tree (as above) a quarter
+ * speed makes blocked's busiest uplink carry 4 times the load, and auto
+ * told it plans no worse under it than auto told nothing. */
+static void test_link_speeds(void **state)
+{
+    (void)state;
+    double v[SMP_MAX_LEVELS];
+    int bad;
+    assert_int_equal(smp_link_speeds_parse("0.25", v, &bad), 1);
+    assert_true(v[0] == 0.25);
+    assert_int_equal(smp_link_speeds_parse("1,2.5,.5,1000", v, &bad), 4);
+    assert_true(v[0] == 1 && v[1] == 2.5 && v[2] == 0.5 && v[3] == 1000);
+    static const struct {
+        const char *text;
+        int bad;
+    } no[] = {{"", 1}, {"0", 1}, {"0.0", 1}, {"-1", 1}, {"+1", 1}, {"nan", 1}, {"inf", 1},
+              {"1e2", 1}, {"0x10", 1}, {"1000.5", 1}, {"1..5", 1}, {".", 1}, {"1,", 2},
+              {",1", 1}, {"1,,1", 2}, {"1,1,1,1,1", 5}, {"1, 2", 2}, {"0.5,fast", 2}};
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        bad = -1;
+        if (smp_link_speeds_parse(no[i].text, v, &bad) != 0 || bad != no[i].bad)
+            fail_msg("'%s': accepted or value %d named, not %d", no[i].text, bad, no[i].bad);
+    }
+    assert_int_equal(smp_link_speeds_parse(NULL, v, NULL), 0);
+
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[3] = {16, 16, 16};
+    assert_ok(smp_grid_init(&g, 3, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 3, &err), err);
+    enum { N = 256 };
+    int32_t slots[N], leaf[N], k[N / 32];
+    for (int n = 0; n < N; n++) {
+        slots[n] = 16;
+        leaf[n] = n / 32;
+    }
+    for (int l = 0; l < N / 32; l++)
+        k[l] = 8;
+    smp_levels lv = {.nlevels = 1, .nnodes = N, .ngroups = {N / 32}, .group_of_node = {leaf}};
+    smp_links fast = {.routing = SMP_ROUTING_STATIC}, slow = fast;
+    fast.uplinks[0] = k;
+    slow.uplinks[0] = k;
+    double quarter[2] = {0.25, 3};
+    assert_ok(smp_links_set_speeds(&slow, &lv, quarter, 2, &err), err); /* level 1: none */
+    for (int grp = 0; grp < N / 32; grp++)
+        assert_true(slow.speed[0][grp] == 0.25);
+    assert_null(slow.speed[1]);
+    smp_placement blk;
+    smp_link_score a, b;
+    assert_ok(smp_plan(&g, &st, slots, N, SMP_ALG_BLOCKED, &blk, &err), err);
+    assert_ok(smp_link_score_compute(&g, &st, blk.node_of_rank, N, &lv, &fast, &a, &err), err);
+    assert_ok(smp_link_score_compute(&g, &st, blk.node_of_rank, N, &lv, &slow, &b, &err), err);
+    assert_near("blocked", "up_max at a quarter speed", b.up_max, 4 * a.up_max);
+    assert_near("blocked", "node links at a quarter speed", b.node_max, a.node_max);
+    smp_plan_opts o = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .effort = 1,
+                       .levels = &lv, .links = &fast};
+    smp_placement told_not, told;
+    assert_ok(smp_plan_with(&g, &st, slots, N, &o, &told_not, &err), err);
+    o.links = &slow;
+    assert_ok(smp_plan_with(&g, &st, slots, N, &o, &told, &err), err);
+    smp_link_score blind;
+    assert_ok(smp_link_score_compute(&g, &st, told_not.node_of_rank, N, &lv, &slow, &blind, &err),
+              err);
+    if (told.link.l_max > blind.l_max * (1 + 1e-9))
+        fail_msg("auto told the quarter speed: L_max %g; told nothing, scored at it: %g",
+                 told.link.l_max, blind.l_max);
+    assert_true(told.link.l_max >= told.link.bound * (1 - 1e-12));
+    smp_placement_free(&blk);
+    smp_placement_free(&told_not);
+    smp_placement_free(&told);
+    free(slow.speed[0]);
+    smp_stencil_free(&st);
+}
+
 static void test_link_score_errors(void **state)
 {
     (void)state;
@@ -461,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_link_score_reference),
         cmocka_unit_test(test_link_score_scale_bench),
         cmocka_unit_test(test_plan_by_links),
+        cmocka_unit_test(test_link_speeds),
         cmocka_unit_test(test_link_score_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

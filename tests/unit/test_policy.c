@@ -147,8 +147,8 @@ static void test_policy_levels_mode(void **state)
     }
 }
 
-/* routing= and uplinks=: static by default, adaptive; 1 to 4 counts per
- * level; anything else names the argument */
+/* routing=, uplinks= and uplink_speed=: static by default, adaptive; 1 to
+ * 4 counts or speeds per level; anything else names the argument */
 static void test_policy_links(void **state)
 {
     (void)state;
@@ -162,8 +162,15 @@ static void test_policy_links(void **state)
     assert_int_equal(pol.nuplinks, 2);
     assert_int_equal(pol.uplinks[0], 8);
     assert_int_equal(pol.uplinks[1], 2);
+    assert_int_equal(pol.nspeeds, 0);
+    assert_int_equal(parse_args(&pol, "uplink_speed=0.25,2", NULL, msg, sizeof(msg)), 0);
+    assert_int_equal(pol.nspeeds, 2);
+    assert_true(pol.uplink_speed[0] == 0.25 && pol.uplink_speed[1] == 2.0);
     static const char *const bad[] = {"routing=dmodk", "uplinks=0", "uplinks=8,", "uplinks=1,2,3,4,5",
-                                      "uplinks=x", "uplinks="};
+                                      "uplinks=x", "uplinks=", "uplink_speed=0", "uplink_speed=-1",
+                                      "uplink_speed=nan", "uplink_speed=inf", "uplink_speed=1e2",
+                                      "uplink_speed=1001", "uplink_speed=0.5,", "uplink_speed=",
+                                      "uplink_speed=1,1,1,1,1", "uplink_speed=fast"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_int_equal(parse_args(&pol, bad[i], NULL, msg, sizeof(msg)), -1);
         assert_non_null(strstr(msg, bad[i]));

@@ -174,13 +174,12 @@ join_slurm_builds() {
 # ld.so searches /usr/local/lib first); and the RPM spec built to binary
 # RPMs from the tarball distcheck checked.
 timed_driver="bash $top/tests/lib/timed-test-driver \$(SHELL) \$(top_srcdir)/build-aux/test-driver"
-san_flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+. "$top/tests/lib/sanitizers.sh"
 bench_tests=$(make -s -C "$build/tests" -f Makefile -f - print-bench <<<'print-bench: ; @echo $(BENCH_TESTS)')
 rm -f "$log_dir/unit-times.txt" "$build"/stencilmap-*.tar.gz
-run_suite unit+distcheck env STENCILMAP_TEST_TIMES="$log_dir/unit-times.txt" \
-    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+run_suite unit+distcheck env STENCILMAP_TEST_TIMES="$log_dir/unit-times.txt" "${SAN_TEST_ENV[@]}" \
     make -C "$build" -j"$(nproc)" distcheck BENCH_TESTS= \
-    "DISTCHECK_CONFIGURE_FLAGS=CFLAGS='$san_flags' LDFLAGS='-fsanitize=address,undefined'" \
+    "DISTCHECK_CONFIGURE_FLAGS=CFLAGS='$SAN_CFLAGS' LDFLAGS='$SAN_LDFLAGS'" \
     "LOG_DRIVER=$timed_driver" "SH_LOG_DRIVER=$timed_driver"
 run_suite bench-check env STENCILMAP_TEST_TIMES="$log_dir/unit-times.txt" \
     make -C "$build/tests" -j"$(nproc)" check "TESTS=$bench_tests" \

@@ -24,8 +24,8 @@ CLIENT_ENV=()
 
 # Compiler flags of a sanitized build; the reports go to $WORK/sanitizer.
 san_setup() {
-    export SMC_CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
-    export SMC_LDFLAGS="-fsanitize=address,undefined"
+    . "$(dirname "${BASH_SOURCE[0]}")/sanitizers.sh"
+    export SMC_CFLAGS=$SAN_CFLAGS SMC_LDFLAGS=$SAN_LDFLAGS
     local asan_lib
     asan_lib=$(readlink -f "$(gcc -print-file-name=libasan.so)")
     [ -f "$asan_lib" ] || { echo "$SUITE: FATAL: libasan not found ($asan_lib)" >&2; exit 1; }

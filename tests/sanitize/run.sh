@@ -26,20 +26,18 @@ passed=0
 failed=0
 
 build=$root-check
-export SMC_CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
-export SMC_LDFLAGS="-fsanitize=address,undefined"
-if [ "${SAN_CHECK:-1}" = 0 ]; then
-    echo "== the sanitized build (its make check: SAN_CHECK=0, run elsewhere)"
-    if ! SMC_BUILD_ROOT=$build "$top/tests/integration/build.sh" "$build-prefix" >"$root-check.log" 2>&1; then
-        tail -30 "$root-check.log"
-        echo "run.sh: the sanitized build failed"
-        failed=$((failed + 1))
-    fi
-elif echo "== make check, ASan+UBSan+LSan" &&
-    SMC_BUILD_ROOT=$build "$top/tests/integration/build.sh" "$build-prefix" >"$root-check.log" 2>&1; then
+. "$top/tests/lib/sanitizers.sh"
+export SMC_CFLAGS=$SAN_CFLAGS SMC_LDFLAGS=$SAN_LDFLAGS
+if ! SMC_BUILD_ROOT=$build "$top/tests/integration/build.sh" "$build-prefix" >"$root-check.log" 2>&1; then
+    tail -30 "$root-check.log"
+    echo "run.sh: the sanitized build failed"
+    failed=$((failed + 1))
+elif [ "${SAN_CHECK:-1}" = 0 ]; then
+    echo "== the sanitized build: done (its make check: SAN_CHECK=0, run elsewhere)"
+else
+    echo "== make check, ASan+UBSan+LSan"
     log=$build/check.log
-    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        make -C "$build/obj" -j"$(nproc)" check BENCH_TESTS= >"$log" 2>&1
+    env "${SAN_TEST_ENV[@]}" make -C "$build/obj" -j"$(nproc)" check BENCH_TESTS= >"$log" 2>&1
     rc=$?
     p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
     f=$(sed -n 's/^# \(FAIL\|ERROR\): *\([0-9]*\)$/\2/p' "$log" | awk '{s+=$1} END {print s+0}')
@@ -48,10 +46,6 @@ elif echo "== make check, ASan+UBSan+LSan" &&
     [ "$f" -gt 0 ] && grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error' "$build"/obj/tests/*/*.log "$build"/obj/tests/*.log 2>/dev/null | head -5
     passed=$((passed + p))
     failed=$((failed + f))
-else
-    tail -30 "$root-check.log"
-    echo "run.sh: the sanitized build failed"
-    failed=$((failed + 1))
 fi
 unset SMC_CFLAGS SMC_LDFLAGS
 

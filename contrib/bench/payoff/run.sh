@@ -48,6 +48,10 @@
 #      levels-groups, levels-nodes, see above),
 #      PAYOFF_UPLINK_RATE (60mbit: each group's uplink, both directions,
 #      on cases with groups; cases-levels.txt has them),
+#      PAYOFF_UPLINK_SPEED (unset: the planner takes an uplink as fast as
+#      a node link; else the uplinks' speed against a node link, e.g.
+#      0.3 for 60mbit uplinks over 200mbit node links, given to the
+#      plugin as uplink_speed= and to plan and score as --uplink-speed),
 #      PAYOFF_BUDGET (720 s: no new run starts after that),
 #      PAYOFF_LIMIT (840 s: a run still going then is stopped),
 #      PAYOFF_OUT (results/ beside this script), PAYOFF_PREFIX
@@ -66,6 +70,11 @@ export MINICLUSTER_NET=netns
 export MINICLUSTER_RATE=${PAYOFF_RATE:-200mbit}
 export MINICLUSTER_DELAY=${PAYOFF_DELAY:-0}
 UPLINK_RATE=${PAYOFF_UPLINK_RATE:-60mbit}
+UPLINK_SPEED=${PAYOFF_UPLINK_SPEED:-}
+case $UPLINK_SPEED in '' | [0-9]*) ;; *) echo "payoff: PAYOFF_UPLINK_SPEED must be a decimal, e.g. 0.3" >&2; exit 2 ;; esac
+# what the planner is told of the uplinks' speed, on cases with groups
+speed_args=()
+[ -z "$UPLINK_SPEED" ] || speed_args=(--uplink-speed "$UPLINK_SPEED")
 PREFIX=${PAYOFF_PREFIX:-/var/lib/smc-payoff-prefix}
 ROOT=${PAYOFF_BUILD_ROOT:-/var/lib/smc-payoff-build}
 WORK=${PAYOFF_WORK:-/var/lib/smc-payoff-work}
@@ -155,7 +164,7 @@ plugstack_for() { # ALG
     if [ "$1" = nodes ]; then
         echo "required $SO topology=none" >"$MINICLUSTER_DIR/etc/plugstack.conf"
     else
-        echo "required $SO" >"$MINICLUSTER_DIR/etc/plugstack.conf"
+        echo "required $SO${UPLINK_SPEED:+ uplink_speed=$UPLINK_SPEED}" >"$MINICLUSTER_DIR/etc/plugstack.conf"
     fi
 }
 
@@ -256,8 +265,8 @@ spec_fields() { # ALG
 plan_topology() { # ALG TOPOLOGY
     case $1 in
         nodes) echo --topology none ;;
-        levels-groups | levels-nodes) echo --topology "$2" --levels-mode "${1#levels-}-first" ;;
-        *) echo --topology "$2" ;;
+        levels-groups | levels-nodes) echo --topology "$2" --levels-mode "${1#levels-}-first" ${speed_args[@]+"${speed_args[@]}"} ;;
+        *) echo --topology "$2" ${speed_args[@]+"${speed_args[@]}"} ;;
     esac
 }
 
@@ -300,7 +309,7 @@ for c in "${CASES[@]}"; do
         >"$(spec_of "$name" auto)"
     # (without groups, no --topology: the very command of before the levels)
     topo_args=()
-    [ "$topo" = - ] || topo_args=(--topology "$topo")
+    [ "$topo" = - ] || topo_args=(--topology "$topo" ${speed_args[@]+"${speed_args[@]}"})
     chosen=$("$SM" plan "$(spec_of "$name" auto)" --nodes "node[1-$nodes]" --slots "$cpus" ${topo_args[@]+"${topo_args[@]}"} \
         --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["algorithm"])') ||
         die "case $name: stencil-map plan auto failed"
@@ -338,7 +347,7 @@ for c in "${CASES[@]}"; do
         if [ "$topo" = - ]; then
             echo '{}' >"$WORK/score-$name-$alg.json"
         else
-            "$SM" score "$spec" --hostfile "$WORK/hosts-$name-$alg" --topology "$topo" --json \
+            "$SM" score "$spec" --hostfile "$WORK/hosts-$name-$alg" --topology "$topo" ${speed_args[@]+"${speed_args[@]}"} --json \
                 >"$WORK/score-$name-$alg.json" 2>"$WORK/plan-$name-$alg.err" ||
                 die "case $name: stencil-map score $alg failed: $(cat "$WORK/plan-$name-$alg.err")"
         fi

@@ -3,7 +3,8 @@
  * above the nodes and the load a placement puts on the busiest of them
  * (L_max, link_load.c), with the routing's names and the nodes' positions
  * that static routing reads (routing.c), and the pair loads direct routing
- * keeps (pair_load.c).  It stands on model/ alone; plan.c
+ * keeps (pair_load.c), and the block swaps that spread static routing's
+ * busiest links (block_swaps.c).  It stands on model/ alone; plan.c
  * scores and chooses by it. */
 #ifndef STENCILMAP_NETWORK_H
 #define STENCILMAP_NETWORK_H
@@ -37,5 +38,24 @@ void smp_pair_loads_free(smp_pair_loads *t);
 bool smp_pair_loads_add(smp_pair_loads *t, int32_t a, int32_t b, double w);
 /* Slot i's pair and load; false when the slot is empty. */
 bool smp_pair_loads_at(const smp_pair_loads *t, int64_t i, int32_t *a, int32_t *b, double *w);
+
+/* What smp_swap_blocks did: trials and swaps kept, L_max before and after
+ * by the incremental model (link_net.c), and the bound before them
+ * (swaps across groups move it). */
+typedef struct {
+    int64_t trials, swaps;
+    double l_max_before, l_max_after, bound;
+} smp_swap_stats;
+
+/* Under static routing with levels, exchanges the whole rank blocks of
+ * nodes of equal rank counts in node_of_rank to lower its L_max toward the
+ * bound: never raises L_max, keeps J_sum and J_max exactly, deterministic;
+ * up to 64 x nnodes x effort trials.  Does nothing under adaptive or
+ * direct routing or without levels or links (block_swaps.c).  Inputs as
+ * smp_link_score_compute checks them; SMP_ERR_SYSTEM when out of memory,
+ * node_of_rank then unchanged. */
+smp_status smp_swap_blocks(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
+                           int nnodes, const smp_levels *lv, const smp_links *lk, int effort,
+                           smp_swap_stats *stats, smp_error *err);
 
 #endif

@@ -5,10 +5,11 @@
  * uplinks and downlinks at each level; adaptive routing as a message split
  * into k equal parts; direct routing over the k named links of every
  * ordered pair of groups, a message split over them), and against the scale bench's own re-statement of
- * SimGrid's routing (contrib/bench/scale/linkload.py) on one case; and
- * auto planning by it. */
+ * SimGrid's routing (contrib/bench/scale/linkload.py) on one case;
+ * auto planning by it; and the block swaps (network/block_swaps.c). */
 #include <math.h>
 
+#include "network/network.h"
 #include "unit_util.h"
 
 #define MAXK 8 /* the most uplinks per group of any case */
@@ -532,6 +533,149 @@ static void test_link_score_errors(void **state)
     smp_stencil_free(&st);
 }
 
+/* Ranks per node of a placement. */
+static int32_t *ranks_per_node(const int32_t *pl, int64_t ranks, int n)
+{
+    int32_t *c = calloc((size_t)n, sizeof(int32_t));
+    assert_non_null(c);
+    for (int64_t r = 0; r < ranks; r++)
+        c[pl[r]]++;
+    return c;
+}
+
+/* swapped against before: J_sum, J_max (weighted too) equal, every node
+ * holding as many ranks, L_max never above, and the swaps' own L_max and
+ * bound those of a whole smp_link_score_compute; *lmax the new L_max. */
+static void check_swapped(const char *what, const smp_grid *g, const smp_stencil *st,
+                          const int32_t *before, const int32_t *swapped, int n,
+                          const smp_levels *lv, const smp_links *lk, const smp_swap_stats *ss,
+                          double *lmax)
+{
+    smp_error err;
+    smp_score a, b;
+    smp_link_score la, lb;
+    assert_ok(smp_score_compute(g, st, before, n, &a, &err), err);
+    assert_ok(smp_score_compute(g, st, swapped, n, &b, &err), err);
+    assert_int_equal(a.j_sum, b.j_sum);
+    assert_int_equal(a.j_max, b.j_max);
+    assert_near(what, "w_sum", b.w_sum, a.w_sum);
+    assert_near(what, "w_max", b.w_max, a.w_max);
+    int32_t *ca = ranks_per_node(before, g->size, n), *cb = ranks_per_node(swapped, g->size, n);
+    assert_memory_equal(ca, cb, sizeof(int32_t) * (size_t)n);
+    free(ca);
+    free(cb);
+    assert_ok(smp_link_score_compute(g, st, before, n, lv, lk, &la, &err), err);
+    assert_ok(smp_link_score_compute(g, st, swapped, n, lv, lk, &lb, &err), err);
+    if (lb.l_max > la.l_max * (1 + 1e-9))
+        fail_msg("%s: swaps raised L_max from %g to %g", what, la.l_max, lb.l_max);
+    assert_near(what, "L_max after the swaps", ss->l_max_after, lb.l_max);
+    if (ss->swaps || ss->trials) {
+        assert_near(what, "L_max before the swaps", ss->l_max_before, la.l_max);
+        assert_near(what, "the bound", ss->bound, la.bound);
+    }
+    *lmax = lb.l_max;
+}
+
+/* A tapered tree under static routing where hyperplane's L_max is above
+ * its bound (3-D 7-point 12 x 12 x 8 on 72 nodes of 16 slots, leaves of 6
+ * nodes with 2 uplinks): the swaps strictly lower L_max and keep the J
+ * figures and every node's rank count; the incremental loads agree with a
+ * whole scoring; twice gives the same placement.  Under adaptive and
+ * direct routing they leave the placement as it was. */
+static void test_swaps_tapered(void **state)
+{
+    (void)state;
+    smp_error err;
+    smp_grid g;
+    smp_stencil st;
+    int64_t dims[3] = {12, 12, 8};
+    assert_ok(smp_grid_init(&g, 3, dims, NULL, &err), err);
+    assert_ok(smp_stencil_family(&st, "nearest", 3, &err), err);
+    enum { N = 72, LEAF = 6 };
+    int32_t slots[N], leaf[N], k[N / LEAF];
+    for (int n = 0; n < N; n++) {
+        slots[n] = 16;
+        leaf[n] = n / LEAF;
+    }
+    for (int l = 0; l < N / LEAF; l++)
+        k[l] = 2;
+    smp_levels lv = {.nlevels = 1, .nnodes = N, .ngroups = {N / LEAF}, .group_of_node = {leaf}};
+    smp_links lk = {.routing = SMP_ROUTING_STATIC, .uplinks = {k}};
+    smp_placement pl;
+    assert_ok(smp_plan(&g, &st, slots, N, SMP_ALG_HYPERPLANE, &pl, &err), err);
+    size_t bytes = sizeof(int32_t) * (size_t)g.size;
+    int32_t *a = malloc(bytes), *b = malloc(bytes);
+    assert_non_null(a);
+    assert_non_null(b);
+    smp_link_score ls;
+    assert_ok(smp_link_score_compute(&g, &st, pl.node_of_rank, N, &lv, &lk, &ls, &err), err);
+    if (!(ls.l_max > ls.bound * (1 + 1e-9)))
+        fail_msg("hyperplane: L_max %g leaves no room above the bound %g", ls.l_max, ls.bound);
+    memcpy(a, pl.node_of_rank, bytes);
+    smp_swap_stats ss;
+    double lmax;
+    assert_ok(smp_swap_blocks(&g, &st, a, N, &lv, &lk, 1, &ss, &err), err);
+    check_swapped("static", &g, &st, pl.node_of_rank, a, N, &lv, &lk, &ss, &lmax);
+    if (!(ss.swaps > 0 && lmax < ls.l_max * (1 - 1e-9)))
+        fail_msg("static: %lld swaps, L_max %g -> %g (bound %g)", (long long)ss.swaps, ls.l_max,
+                 lmax, ls.bound);
+    memcpy(b, pl.node_of_rank, bytes);
+    assert_ok(smp_swap_blocks(&g, &st, b, N, &lv, &lk, 1, &ss, &err), err);
+    assert_memory_equal(a, b, bytes);
+    for (int r = SMP_ROUTING_ADAPTIVE; r <= SMP_ROUTING_DIRECT; r++) {
+        lk.routing = (smp_routing)r;
+        memcpy(b, pl.node_of_rank, bytes);
+        assert_ok(smp_swap_blocks(&g, &st, b, N, &lv, &lk, 1, &ss, &err), err);
+        assert_int_equal(ss.swaps, 0);
+        assert_memory_equal(b, pl.node_of_rank, bytes);
+    }
+    free(a);
+    free(b);
+    smp_placement_free(&pl);
+    smp_stencil_free(&st);
+}
+
+/* Random instances, levels and static links from random or constructed
+ * placements: the swaps never raise L_max, keep the J figures and the rank
+ * counts, and their incremental L_max is a whole scoring's. */
+static void test_swaps_random(void **state)
+{
+    (void)state;
+    tu_rng rng = {3604};
+    for (int it = 0; it < 60; it++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int n;
+        char what[256];
+        tu_random_instance(&rng, &g, &st, &slots, &n, what, sizeof(what));
+        smp_levels lv;
+        smp_links lk;
+        random_levels(&rng, n, &lv);
+        random_links(&rng, &lv, &lk);
+        lk.routing = SMP_ROUTING_STATIC;
+        int32_t *cap = tu_shares_of(slots, n, g.size);
+        size_t bytes = sizeof(int32_t) * (size_t)g.size;
+        int32_t *before = malloc(bytes), *after = malloc(bytes);
+        assert_non_null(before);
+        assert_non_null(after);
+        tu_start_placement(&rng, &g, &st, slots, n, cap, tu_range(&rng, 0, 1), false, before);
+        memcpy(after, before, bytes);
+        smp_swap_stats ss;
+        smp_error err;
+        double lmax;
+        assert_ok(smp_swap_blocks(&g, &st, after, n, &lv, &lk, 1, &ss, &err), err);
+        check_swapped(what, &g, &st, before, after, n, &lv, &lk, &ss, &lmax);
+        free(before);
+        free(after);
+        free(cap);
+        smp_links_free(&lk);
+        smp_levels_free(&lv);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -540,6 +684,8 @@ int main(void)
         cmocka_unit_test(test_plan_by_links),
         cmocka_unit_test(test_link_speeds),
         cmocka_unit_test(test_link_score_errors),
+        cmocka_unit_test(test_swaps_tapered),
+        cmocka_unit_test(test_swaps_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

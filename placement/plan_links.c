@@ -115,8 +115,33 @@ static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
                                   b->opts->links, &c->link, err);
 }
 
+/* The winner's blocks exchanged between nodes to spread static routing's
+ * busiest links (network/block_swaps.c), when its L_max leaves room above
+ * the bound; every figure rescored after, so what is printed is exact (the
+ * J figures keep their values, not the node that attains J_max). */
+static smp_status swap_blocks(struct by_links *b, smp_placement *out, smp_error *err)
+{
+    const smp_links *lk = b->opts->links;
+    if (lk->routing != SMP_ROUTING_STATIC || cmp_load(out->link.l_max, out->link.bound) <= 0)
+        return SMP_OK;
+    smp_swap_stats st;
+    const smp_levels *lv = b->opts->levels;
+    smp_status s = smp_swap_blocks(b->grid, b->st, out->node_of_rank, b->nnodes, lv, lk,
+                                   b->effort, &st, err);
+    if (s || !st.swaps)
+        return s;
+    s = smp_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, &out->score, err);
+    if (!s)
+        s = smp_link_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv, lk,
+                                   &out->link, err);
+    if (!s)
+        s = smp_levels_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv,
+                                     out->level, err);
+    return s;
+}
+
 /* every candidate planned and scored on the links, the best
- * (links_better) kept in out, its level[] scored. */
+ * (links_better) kept in out, its level[] scored, its blocks swapped. */
 static smp_status plan_by_links(struct by_links *b, smp_placement *out, smp_error *err)
 {
     const smp_algorithm *algs;
@@ -143,6 +168,8 @@ static smp_status plan_by_links(struct by_links *b, smp_placement *out, smp_erro
         s = smp_levels_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes,
                                      b->opts->levels, out->level, err);
     }
+    if (!s)
+        s = swap_blocks(b, out, err);
     smp_placement_free(&c);
     smp_placement_free(&b->node_only);
     out->by_links = true;

@@ -11,9 +11,10 @@
  * how much, and tries each against the other nodes of its leaf and a few
  * nodes of other leaves; a swap is kept when it lowers, lexicographically,
  * (the busiest link's load, how many links carry it, the sum of the links'
- * squared loads): no link may rise above the busiest, so L_max never
- * grows, and each kept swap strictly lowers that triple, so the search
- * cannot cycle.  When no trial helps a busiest link, the next link at the
+ * squared loads) and adds no load to the uplinks in all: no link may rise
+ * above the busiest, so L_max never grows, nor does the groups' cut, and
+ * each kept swap strictly lowers that triple, so the search cannot
+ * cycle.  When no trial helps a busiest link, the next link at the
  * same load is tried; it stops when none helps, when the busiest link is
  * down to the bound, or after its budget of trials.  Every choice follows
  * the node order and a fixed-seed generator: the same input gives the
@@ -102,21 +103,26 @@ static void refresh_max(struct search *s)
     s->bound = b > s->nmax ? b : s->nmax;
 }
 
-/* Keeps the swap just made when it lowers (m, c, sum of squares), else
- * undoes it; true when kept. */
+/* Keeps the swap just made when it lowers (m, c, sum of squares) without
+ * adding traffic above the nodes, else undoes it; true when kept.  A swap
+ * across groups may move cut edges between the levels: the uplinks' total
+ * load (the levels' J_sum, per link speed) may not grow, so the swaps
+ * trade positions, not the groups' cut. */
 static bool keep_or_undo(struct search *s, int32_t a, int32_t b)
 {
     smp_link_net *n = s->n;
     int64_t dc = 0;
-    double dsq = 0;
+    double dsq = 0, dup = 0;
     bool over = false;
     for (int64_t t = 0; t < n->ntouched; t++) {
         double o = n->old[t], v = n->load[n->touched[t]];
         dsq += v * v - o * o;
+        dup += n->touched[t] < n->nslots ? v - o : 0;
         over = over || v > s->m + s->eps;
         dc += (v >= s->m - s->eps) - (o >= s->m - s->eps);
     }
     s->trials++;
+    over = over || dup > s->eps;
     if (!over && (dc < 0 || (dc == 0 && dsq < -s->eps * s->m))) {
         s->swaps++;
         if (s->c + dc <= 0)

@@ -578,10 +578,11 @@ static void check_swapped(const char *what, const smp_grid *g, const smp_stencil
 
 /* A tapered tree under static routing where hyperplane's L_max is above
  * its bound (3-D 7-point 12 x 12 x 8 on 72 nodes of 16 slots, leaves of 6
- * nodes with 2 uplinks): the swaps strictly lower L_max and keep the J
- * figures and every node's rank count; the incremental loads agree with a
- * whole scoring; twice gives the same placement.  Under adaptive and
- * direct routing they leave the placement as it was. */
+ * nodes with 2 uplinks): the swaps strictly lower L_max, keep the J
+ * figures and every node's rank count, and cut the leaves no more; the
+ * incremental loads agree with a whole scoring; twice gives the same
+ * placement.  Under adaptive and direct routing they leave the placement
+ * as it was. */
 static void test_swaps_tapered(void **state)
 {
     (void)state;
@@ -619,6 +620,10 @@ static void test_swaps_tapered(void **state)
     if (!(ss.swaps > 0 && lmax < ls.l_max * (1 - 1e-9)))
         fail_msg("static: %lld swaps, L_max %g -> %g (bound %g)", (long long)ss.swaps, ls.l_max,
                  lmax, ls.bound);
+    smp_score la, lb; /* the leaves' cut no larger */
+    assert_ok(smp_levels_score_compute(&g, &st, pl.node_of_rank, N, &lv, &la, &err), err);
+    assert_ok(smp_levels_score_compute(&g, &st, a, N, &lv, &lb, &err), err);
+    assert_true(lb.j_sum <= la.j_sum);
     memcpy(b, pl.node_of_rank, bytes);
     assert_ok(smp_swap_blocks(&g, &st, b, N, &lv, &lk, 1, &ss, &err), err);
     assert_memory_equal(a, b, bytes);

@@ -7,7 +7,8 @@
 # the plan's L_max equal to what the scale bench's linkload.py (SimGrid's
 # d-mod-k fat-tree, re-stated in Python) finds on the same hostfile, and
 # under --routing direct on its dragonfly equal inside one group and at
-# most that across groups; bad
+# most that across groups; the block swaps lowering auto's L_max below
+# every candidate's on the whole tapered tree; bad
 # values refused with exit 2 and the option named, counts past the
 # step's levels noted and not used.
 #
@@ -98,6 +99,49 @@ has text out "links (static routing, uplinks 8, chosen by it): busiest link"
 run 0 adaptive plan "$work/s.json" $job --topology "$topo" --uplinks 8 --routing adaptive --json
 check_cmd "adaptive: L_max equals its bound" \
     test "$(jget "$work/adaptive.out" links.l_max)" = "$(jget "$work/adaptive.out" links.bound)"
+# block swaps (placement/network/block_swaps.c): on the whole tapered tree
+# (32x32x16 on its 1,024 hosts) auto's winner has room above its bound
+# under static routing, and the swaps take its L_max strictly below that of
+# every candidate it chose among (either levels mode, every construction
+# compare runs), which none reaches alone; score on the hostfile finds the
+# plan's figures (J, L_max and the leaves'); two runs write the same
+# hostfile.
+printf '{"grid": {"dims": [32, 32, 16]}, "stencil": "7pt", "algorithm": "auto"}\n' >"$work/big.json"
+big="--nodes host[0-1023] --slots 16 --topology $topo --uplinks 8"
+run 0 swaps-1 plan "$work/big.json" $big --json --hostfile "$work/swaps-1.hosts"
+run 0 swaps-2 plan "$work/big.json" $big --json --hostfile "$work/swaps-2.hosts"
+check_cmd "swaps: two runs write the same hostfile" cmp -s "$work/swaps-1.hosts" "$work/swaps-2.hosts"
+slmax=$(jget "$work/swaps-1.out" links.l_max)
+lt() { # lt WHAT A B: A < B (floats)
+    if python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) - 1e-9 else 1)' "$2" "$3"; then
+        pass "$1: $2 < $3"
+    else
+        fail "$1: $2 >= $3"
+    fi
+}
+lt "swaps: the bound below L_max" "$(jget "$work/swaps-1.out" links.bound)" "$slmax"
+for mode in nodes-first groups-first; do
+    run 0 "swaps-$mode" plan "$work/big.json" $big --levels-mode $mode --json
+    lt "swaps: auto's L_max below $mode's" "$slmax" "$(jget "$work/swaps-$mode.out" links.l_max)"
+done
+run 0 swaps-cmp compare "$work/big.json" $big --json
+n=$(jget "$work/swaps-cmp.out" algorithms | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+i=0
+while [ "$i" -lt "$n" ]; do
+    alg=$(jget "$work/swaps-cmp.out" "algorithms.$i.algorithm")
+    if [ "$alg" != auto ]; then
+        lt "swaps: auto's L_max below compare's $alg" "$slmax" \
+            "$(jget "$work/swaps-cmp.out" "algorithms.$i.links.l_max")"
+    fi
+    i=$((i + 1))
+done
+run 0 swaps-score score "$work/big.json" --hostfile "$work/swaps-1.hosts" --topology "$topo" \
+    --uplinks 8 --json
+for f in j_sum j_max links.l_max links.bound links.up_max levels.0.j_sum levels.0.j_max; do
+    check_cmd "swaps: score on the hostfile finds the plan's $f" \
+        test "$(jget "$work/swaps-score.out" $f)" = "$(jget "$work/swaps-1.out" $f)"
+done
+
 # without a topology: the node links alone, the plan as before
 run 0 bare plan "$work/s.json" $job --json
 check_cmd "without a topology: L_max is the busiest node's J_max" \

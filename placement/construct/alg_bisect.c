@@ -53,6 +53,20 @@ struct bs_ctx {
     int64_t p;
     bool rcb;             /* no search: across the widest axis, at the middle */
     int rcb_first;        /* rcb: the axis of each part's first cut (-1: widest) */
+    const int32_t *part_of_rank;
+    struct bs_part *parts; /* per part, for copies (NULL: no copying) */
+    int32_t *seen;        /* hash table of the parts bisected so far (-1: empty) */
+    size_t seen_mask;
+};
+
+/* A part, described before its bisection reorders its ranks: a later
+ * part that is a translated copy of it gets its split moved (copy_from). */
+struct bs_part {
+    uint64_t hash;   /* of its capacities, its cells relative to its corner
+                      * and its place along the periodic axes */
+    int64_t lo, n;   /* its ranks: perm[lo, lo + n), in rank order */
+    int a, nn;       /* its nodes [a, a + nn) */
+    int64_t mn[SMP_MAX_DIMS], mx[SMP_MAX_DIMS];
 };
 
 /* The keys a region is sorted by, most significant first: axis and
@@ -481,6 +495,105 @@ static void bs_ctx_free(struct bs_ctx *c)
     free(c->nt);
     free(c->nw);
     free(c->coord);
+    free(c->parts);
+    free(c->seen);
+}
+
+/* ---- translated copies -------------------------------------------------
+ * Groups first hands bisection hundreds of parts (1M ranks: 489 leaves)
+ * most of which are one box shape over the same nodes, translated.  The
+ * search sees a part only through its cells' coordinates relative to its
+ * span (the sorts count from the span's corner, the staircases and their
+ * band are relative, the first order is rank order, which a translation
+ * keeps) and the cut weights between its own cells.  An edge between two
+ * cells of a part moved by t is an edge of the copy when t is zero along
+ * every periodic axis (no wrap changes); without weights every entry
+ * weighs 1 or 2, so the sums are exact integers whatever the order of
+ * their terms (a cell's copy may take the interior path where it took
+ * the list).  So an unweighted part whose cells and capacities are
+ * another's moved along non-periodic axes gets the very split the search
+ * would find: the other's, moved.  Weighted stencils search every part. */
+
+#define FNV_PRIME 1099511628211u
+
+/* Part q's description (its ranks perm[lo, hi), still in rank order, on
+ * nodes [a, b)). */
+static void part_describe(struct bs_ctx *c, int q, int64_t lo, int64_t hi, int a, int b)
+{
+    struct bs_part *pt = &c->parts[q];
+    const int32_t *reg = c->perm + lo;
+    *pt = (struct bs_part){.lo = lo, .n = hi - lo, .a = a, .nn = b - a};
+    region_span(c, reg, pt->n, pt->mn, pt->mx);
+    uint64_t h = 14695981039346656037u;
+    int64_t corner = 0;
+    for (int i = 0; i < c->grid->ndims; i++) {
+        corner += pt->mn[i] * c->stride[i];
+        /* copies are only taken along non-periodic axes: keep the others
+         * apart in the table */
+        h = (h ^ (uint64_t)(c->grid->periods[i] ? pt->mn[i] : -1)) * FNV_PRIME;
+    }
+    for (int i = a; i < b; i++)
+        h = (h ^ (uint64_t)c->cap[i]) * FNV_PRIME;
+    for (int64_t i = 0; i < pt->n; i++)
+        h = (h ^ (uint64_t)(reg[i] - corner)) * FNV_PRIME;
+    pt->hash = h;
+}
+
+/* If part q is part e moved (the same capacities in order, the same cells
+ * moved by a translation zero along the periodic axes), gives q's cells
+ * e's nodes moved to q's: true.  e is already split. */
+static bool copy_from(struct bs_ctx *c, int q, int e)
+{
+    const struct bs_part *P = &c->parts[q], *E = &c->parts[e];
+    if (P->hash != E->hash || P->n != E->n || P->nn != E->nn ||
+        memcmp(c->cap + P->a, c->cap + E->a, sizeof(int32_t) * (size_t)P->nn) != 0)
+        return false;
+    int64_t delta = 0;
+    for (int i = 0; i < c->grid->ndims; i++) {
+        int64_t t = P->mn[i] - E->mn[i];
+        if (P->mx[i] - P->mn[i] != E->mx[i] - E->mn[i] || (t != 0 && c->grid->periods[i]))
+            return false;
+        delta += t * c->stride[i];
+    }
+    /* every cell of q moved back lies in the grid (q's span is e's moved)
+     * and must be e's: as many cells, so exactly e's cells */
+    const int32_t *reg = c->perm + P->lo;
+    for (int64_t i = 0; i < P->n; i++)
+        if (c->part_of_rank[reg[i] - delta] != e)
+            return false;
+    for (int64_t i = 0; i < P->n; i++)
+        c->node_of_rank[reg[i]] = c->node_of_rank[reg[i] - delta] - E->a + P->a;
+    return true;
+}
+
+/* Part q, about to be bisected: split as an earlier copy of it if there is
+ * one (true), else remembered for later copies. */
+static bool split_as_copy(struct bs_ctx *c, int q)
+{
+    size_t i = (size_t)c->parts[q].hash & c->seen_mask;
+    for (; c->seen[i] >= 0; i = (i + 1) & c->seen_mask)
+        if (copy_from(c, q, c->seen[i]))
+            return true;
+    c->seen[i] = q;
+    return false;
+}
+
+/* The parts' descriptions and the table, when copies apply (parts, no
+ * weights): false when out of memory. */
+static bool parts_init(struct bs_ctx *c, const smp_stencil *st, int nparts)
+{
+    if (!c->part_of_rank || smp_stencil_weighted(st))
+        return true;
+    size_t size = 2;
+    while (size < 2 * (size_t)nparts)
+        size *= 2;
+    c->parts = malloc(sizeof(struct bs_part) * (size_t)(nparts ? nparts : 1));
+    c->seen = malloc(sizeof(int32_t) * size);
+    if (!c->parts || !c->seen)
+        return false;
+    memset(c->seen, -1, sizeof(int32_t) * size);
+    c->seen_mask = size - 1;
+    return true;
 }
 
 /* The first jobs: the whole grid over every node, or each part over its
@@ -508,9 +621,13 @@ static smp_status bs_seed_jobs(struct bs_ctx *c, int nnodes, const int32_t *part
         c->perm[fill[part_of_rank[r]]++] = (int32_t)r;
     free(fill);
     for (int q = 0; q < nparts; q++)
-        if (first[q + 1] > first[q])
+        if (first[q + 1] > first[q]) {
             jobs[(*njobs)++] = (struct bs_job){c->prefix[first[q]], c->prefix[first[q + 1]], first[q],
                                                first[q + 1], true, ranks};
+            if (c->parts && c->prefix[first[q + 1]] > c->prefix[first[q]])
+                part_describe(c, q, c->prefix[first[q]], c->prefix[first[q + 1]], first[q],
+                              first[q + 1]);
+        }
     return SMP_OK;
 }
 
@@ -524,20 +641,25 @@ static smp_status bisect_parts(const smp_grid *grid, const smp_stencil *st, cons
                                int nparts, int rcb, int32_t *node_of_rank, smp_error *err)
 {
     struct bs_ctx c = {.grid = grid, .cap = cap, .node_of_rank = node_of_rank, .rcb = rcb > 0,
-                       .rcb_first = rcb - 2};
+                       .rcb_first = rcb - 2, .part_of_rank = part_of_rank};
     /* a stack of jobs rather than recursion: with very uneven nodes the
      * splits can nest as deep as there are nodes; every split adds one
      * job net, so nnodes + nparts + 1 entries are enough */
     struct bs_job *jobs = NULL;
     int njobs = 0;
     smp_status s = bs_ctx_init(&c, grid, st, nnodes, err);
-    if (!s && !(jobs = malloc(sizeof(struct bs_job) * ((size_t)nnodes + (size_t)nparts + 1))))
+    if (!s && (!(jobs = malloc(sizeof(struct bs_job) * ((size_t)nnodes + (size_t)nparts + 1))) ||
+               !parts_init(&c, st, nparts)))
         s = smp_error_set(err, SMP_ERR_SYSTEM, "bisect: out of memory for %d nodes", nnodes);
     if (!s)
         s = bs_seed_jobs(&c, nnodes, part_of_rank, first, nparts, jobs, &njobs, err);
     while (!s && njobs > 0) {
         struct bs_job job = jobs[--njobs];
-        bisect(&c, job, jobs, &njobs);
+        /* depth first: every part popped before this one is split */
+        bool copied = c.parts && job.first && job.hi > job.lo &&
+                      split_as_copy(&c, c.part_of_rank[c.perm[job.lo]]);
+        if (!copied)
+            bisect(&c, job, jobs, &njobs);
     }
     bs_ctx_free(&c);
     free(jobs);

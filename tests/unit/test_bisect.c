@@ -163,6 +163,99 @@ static void test_bisect_plain_search(void **state)
     }
 }
 
+/* Parts of a random grid, many of them translated copies: row-major
+ * chunks of one size (tails and all) or boxes of one shape (smaller ones
+ * at the far ends); part q on k nodes, its size shared out evenly with
+ * the remainder first, so equal sizes have equal capacities.  Returns
+ * the number of nodes. */
+static int copies_instance(tu_rng *rng, const smp_grid *g, int32_t *part, int32_t *first,
+                           int32_t *cap, int *nparts)
+{
+    int d = g->ndims, k = (int)tu_range(rng, 2, 7);
+    int64_t size = g->size, box[SMP_MAX_DIMS], chunk = tu_range(rng, 2 * k, size / 3 + 2 * k);
+    bool boxes = tu_range(rng, 0, 1);
+    for (int i = 0; i < d; i++)
+        box[i] = tu_range(rng, 1, g->dims[i]);
+    int np = 0;
+    int64_t x[SMP_MAX_DIMS] = {0}, *count = calloc((size_t)size, sizeof(int64_t));
+    assert_non_null(count);
+    for (int64_t r = 0; r < size; r++) {
+        int64_t q = boxes ? 0 : r / chunk;
+        for (int i = 0; boxes && i < d; i++)
+            q = q * ((g->dims[i] + box[i] - 1) / box[i]) + x[i] / box[i];
+        part[r] = (int32_t)q;
+        count[q]++;
+        for (int i = d - 1; i >= 0 && ++x[i] == g->dims[i]; i--)
+            x[i] = 0;
+    }
+    int nodes = 0;
+    for (int64_t q = 0; q < size && count[q] > 0; q++, np++) {
+        int kk = count[q] < k ? (int)count[q] : k;
+        first[q] = nodes;
+        for (int i = 0; i < kk; i++)
+            cap[nodes++] = (int32_t)(count[q] / kk + (i < count[q] % kk));
+    }
+    first[np] = nodes;
+    *nparts = np;
+    free(count);
+    return nodes;
+}
+
+/* Bisection inside parts splits a part that is a translated copy of an
+ * earlier one as the earlier one, moved (alg_bisect.c); with weights the
+ * search runs on every part.  All weights 2 double every cut and keep
+ * every comparison, so that search must give the copies' splits: the
+ * same node for every rank, by bisection and by coordinate bisection,
+ * on grids non-periodic (copies taken) and periodic (copies only along
+ * the other axes). */
+static void test_bisect_copies(void **state)
+{
+    (void)state;
+    tu_rng rng = {4891};
+    const char *fams[] = {"nearest", "hops", "diagonal", "component"};
+    for (int trial = 0; trial < 200; trial++) {
+        smp_error err;
+        smp_grid g;
+        smp_stencil st, st2;
+        int d = (int)tu_range(&rng, 2, 3);
+        int64_t dims[SMP_MAX_DIMS];
+        bool per[SMP_MAX_DIMS];
+        for (int i = 0; i < d; i++) {
+            dims[i] = tu_range(&rng, 3, d == 2 ? 30 : 12);
+            per[i] = trial % 4 == 3 && tu_range(&rng, 0, 1);
+        }
+        assert_ok(smp_grid_init(&g, d, dims, per, &err), err);
+        assert_ok(smp_stencil_family(&st, fams[tu_range(&rng, 0, 3)], d, &err), err);
+        double w2[64];
+        for (int i = 0; i < st.count; i++)
+            w2[i] = 2.0;
+        assert_ok(smp_stencil_init(&st2, d, st.count, st.offsets, w2, "stencil", &err), err);
+        size_t p = (size_t)g.size;
+        int32_t *part = malloc(sizeof(int32_t) * p), *first = malloc(sizeof(int32_t) * (p + 1));
+        int32_t *cap = malloc(sizeof(int32_t) * p), *a = malloc(sizeof(int32_t) * p);
+        int32_t *b = malloc(sizeof(int32_t) * p);
+        assert_true(part && first && cap && a && b);
+        int nparts, n = copies_instance(&rng, &g, part, first, cap, &nparts);
+        for (int axis = -2; axis < d; axis++) {
+            if (axis == -2) {
+                assert_ok(smp_bisect_within(&g, &st, cap, n, part, first, nparts, a, &err), err);
+                assert_ok(smp_bisect_within(&g, &st2, cap, n, part, first, nparts, b, &err), err);
+            } else {
+                assert_ok(smp_rcb_within(&g, &st, cap, n, part, first, nparts, axis, a, &err), err);
+                assert_ok(smp_rcb_within(&g, &st2, cap, n, part, first, nparts, axis, b, &err), err);
+            }
+            tu_assert_shares("copies", a, g.size, cap, n);
+            for (size_t r = 0; r < p; r++)
+                if (a[r] != b[r])
+                    fail_msg("trial %d (%s, axis %d): rank %zu on node %d, the search's %d", trial,
+                             st.name, axis, r, a[r], b[r]);
+        }
+        free(part), free(first), free(cap), free(a), free(b);
+        smp_stencil_free(&st);
+        smp_stencil_free(&st2);
+    }
+}
+
 /* 1 node of 600 ranks among 400 nodes of 1 and back: deep, uneven splits. */
 static void test_bisect_uneven(void **state)
 {
@@ -320,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_bisect_random),
         cmocka_unit_test(test_fold_component_optimum),
         cmocka_unit_test(test_bisect_plain_search),
+        cmocka_unit_test(test_bisect_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,9 @@
  * gives (x, then a, b, c without x)), a descending one by reversing the
  * ascending one's layers, and a region starts in its parent's order.  On
  * 1M ranks in groups of 32 nodes this takes the sorts from 39 to about 8
- * per cut, the same cuts found (doc/benchmarks.md, "Plan time"). */
+ * per cut, the same cuts found (doc/benchmarks.md, "Plan time").  A part
+ * that is a translated copy of one split before takes that one's split,
+ * moved, where the search would find exactly it ("translated copies"). */
 #include <stdlib.h>
 #include <string.h>
 

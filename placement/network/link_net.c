@@ -136,25 +136,56 @@ static smp_status walk_msgs(const smp_grid *grid, const smp_stencil *st,
     return s;
 }
 
-static int msg_cmp(const void *x, const void *y)
+/* The messages of m (count of them) summed per pair, sorted by sender then
+ * receiver, into m[0, *np): a counting sort by sender (nodes are few next
+ * to messages: at a million ranks qsort of the messages cost more than the
+ * whole search), the receivers of each sender summed through last[] and
+ * put in order by insertion (a sender has a handful of receivers); false
+ * when out of memory. */
+static bool msg_pairs(struct msg *m, int64_t count, int nnodes, int64_t *np)
 {
-    const struct msg *p = x, *q = y;
-    if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
-    return p->b < q->b ? -1 : p->b > q->b;
+    int64_t *first = calloc((size_t)nnodes + 1, sizeof(int64_t));
+    int64_t *last = malloc(sizeof(int64_t) * (size_t)(nnodes ? nnodes : 1));
+    struct msg *by = malloc(sizeof(*by) * (size_t)(count ? count : 1));
+    bool ok = first && last && by;
+    for (int64_t i = 0; ok && i < count; i++)
+        first[m[i].a + 1]++;
+    for (int v = 0; ok && v < nnodes; v++) {
+        first[v + 1] += first[v];
+        last[v] = -1;
+    }
+    for (int64_t i = 0; ok && i < count; i++)
+        by[first[m[i].a]++] = m[i];
+    *np = 0;
+    for (int64_t i = 0, lo = 0; ok && i < count; i++) {
+        if (i == 0 || by[i].a != by[i - 1].a)
+            lo = *np; /* the sender's first pair */
+        int64_t j = last[by[i].b];
+        if (j >= lo && j < *np && m[j].a == by[i].a) {
+            m[j].w += by[i].w;
+            continue;
+        }
+        for (j = *np; j > lo && m[j - 1].b > by[i].b; j--) {
+            m[j] = m[j - 1];
+            last[m[j].b] = j;
+        }
+        m[j] = by[i];
+        last[by[i].b] = j;
+        (*np)++;
+    }
+    free(first);
+    free(last);
+    free(by);
+    return ok;
 }
 
 /* The messages summed per pair (sorted by sender, then receiver) into the
  * out and in lists; false when out of memory. */
 static bool graph_init(smp_link_net *n, struct msg *m, int64_t count)
 {
-    qsort(m, (size_t)count, sizeof(*m), msg_cmp);
-    int64_t np = 0;
-    for (int64_t i = 0; i < count; i++)
-        if (np && m[np - 1].a == m[i].a && m[np - 1].b == m[i].b)
-            m[np - 1].w += m[i].w;
-        else
-            m[np++] = m[i];
+    int64_t np;
+    if (!msg_pairs(m, count, n->nnodes, &np))
+        return false;
     size_t nn = (size_t)n->nnodes + 1, e = (size_t)(np ? np : 1);
     if (!(n->out_first = calloc(nn, sizeof(int64_t))) || !(n->in_first = calloc(nn, sizeof(int64_t))) ||
         !(n->out_to = malloc(sizeof(int32_t) * e)) || !(n->in_from = malloc(sizeof(int32_t) * e)) ||

@@ -50,10 +50,10 @@ typedef struct {
 /* Under static routing with levels, exchanges the whole rank blocks of
  * nodes of equal rank counts in node_of_rank to lower its L_max toward the
  * bound: never raises L_max, keeps J_sum and J_max exactly, deterministic;
- * up to 64 x nnodes x effort trials.  Does nothing under adaptive or
- * direct routing or without levels or links (block_swaps.c).  Inputs as
- * smp_link_score_compute checks them; SMP_ERR_SYSTEM when out of memory,
- * node_of_rank then unchanged. */
+ * up to min(64 x nnodes, 65,536) x effort trials.  Does nothing under
+ * adaptive or direct routing or without levels or links (block_swaps.c).
+ * Inputs as smp_link_score_compute checks them; SMP_ERR_SYSTEM when out of
+ * memory, node_of_rank then unchanged. */
 smp_status smp_swap_blocks(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                            int nnodes, const smp_levels *lv, const smp_links *lk, int effort,
                            smp_swap_stats *stats, smp_error *err);

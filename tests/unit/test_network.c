@@ -242,6 +242,33 @@ static void assert_near(const char *what, const char *name, double got, double w
         fail_msg("%s: %s %.12g, the reference %.12g", what, name, got, want);
 }
 
+/* A random instance with random levels and links over its nodes, as the
+ * tests of auto by the links and of the swaps draw them. */
+struct net_case {
+    smp_grid g;
+    smp_stencil st;
+    int32_t *slots;
+    int n;
+    smp_levels lv;
+    smp_links lk;
+    char what[256];
+};
+
+static void net_case_random(tu_rng *rng, struct net_case *c)
+{
+    tu_random_instance(rng, &c->g, &c->st, &c->slots, &c->n, c->what, sizeof(c->what));
+    random_levels(rng, c->n, &c->lv);
+    random_links(rng, &c->lv, &c->lk);
+}
+
+static void net_case_free(struct net_case *c)
+{
+    smp_links_free(&c->lk);
+    smp_levels_free(&c->lv);
+    free(c->slots);
+    smp_stencil_free(&c->st);
+}
+
 static void test_link_score_reference(void **state)
 {
     (void)state;
@@ -361,20 +388,12 @@ static void test_plan_by_links(void **state)
     tu_rng rng = {3602};
     smp_error err;
     for (int it = 0; it < 40; it++) {
-        smp_grid g;
-        smp_stencil st;
-        int32_t *slots;
-        int n;
-        char what[256];
-        tu_random_instance(&rng, &g, &st, &slots, &n, what, sizeof(what));
-        smp_levels lv;
-        smp_links lk;
-        random_levels(&rng, n, &lv);
-        random_links(&rng, &lv, &lk);
+        struct net_case nc;
+        net_case_random(&rng, &nc);
         smp_plan_opts o = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .effort = 1,
-                           .levels = &lv, .links = &lk};
+                           .levels = &nc.lv, .links = &nc.lk};
         smp_placement best;
-        smp_status s = smp_plan_with(&g, &st, slots, n, &o, &best, &err);
+        smp_status s = smp_plan_with(&nc.g, &nc.st, nc.slots, nc.n, &o, &best, &err);
         if (s == SMP_ERR_INFEASIBLE)
             goto next;
         assert_int_equal(s, SMP_OK);
@@ -387,30 +406,27 @@ static void test_plan_by_links(void **state)
                      c.algorithm == SMP_ALG_CYCLIC || c.algorithm == SMP_ALG_RANDOM)
                 continue;
             smp_placement other;
-            if (smp_plan_with(&g, &st, slots, n, &c, &other, &err))
+            if (smp_plan_with(&nc.g, &nc.st, nc.slots, nc.n, &c, &other, &err))
                 continue; /* nodecart on nodes it cannot use */
             if (other.link.l_max < best.link.l_max * (1 - 1e-9))
-                fail_msg("%s: auto by the links %g, candidate %d %g", what, best.link.l_max, k,
+                fail_msg("%s: auto by the links %g, candidate %d %g", nc.what, best.link.l_max, k,
                          other.link.l_max);
             smp_placement_free(&other);
         }
         /* no levels: the links do not change the plan */
         smp_plan_opts a = {.algorithm = SMP_ALG_AUTO, .objective = SMP_OBJ_MAX, .effort = 1};
         smp_plan_opts b = a;
-        b.links = &lk;
+        b.links = &nc.lk;
         smp_placement pa, pb;
-        assert_ok(smp_plan_with(&g, &st, slots, n, &a, &pa, &err), err);
-        assert_ok(smp_plan_with(&g, &st, slots, n, &b, &pb, &err), err);
-        assert_memory_equal(pa.node_of_rank, pb.node_of_rank, sizeof(int32_t) * (size_t)g.size);
+        assert_ok(smp_plan_with(&nc.g, &nc.st, nc.slots, nc.n, &a, &pa, &err), err);
+        assert_ok(smp_plan_with(&nc.g, &nc.st, nc.slots, nc.n, &b, &pb, &err), err);
+        assert_memory_equal(pa.node_of_rank, pb.node_of_rank, sizeof(int32_t) * (size_t)nc.g.size);
         assert_false(pb.by_links);
         smp_placement_free(&pa);
         smp_placement_free(&pb);
         smp_placement_free(&best);
     next:
-        smp_links_free(&lk);
-        smp_levels_free(&lv);
-        free(slots);
-        smp_stencil_free(&st);
+        net_case_free(&nc);
     }
 }
 
@@ -648,36 +664,26 @@ static void test_swaps_random(void **state)
     (void)state;
     tu_rng rng = {3604};
     for (int it = 0; it < 60; it++) {
-        smp_grid g;
-        smp_stencil st;
-        int32_t *slots;
-        int n;
-        char what[256];
-        tu_random_instance(&rng, &g, &st, &slots, &n, what, sizeof(what));
-        smp_levels lv;
-        smp_links lk;
-        random_levels(&rng, n, &lv);
-        random_links(&rng, &lv, &lk);
-        lk.routing = SMP_ROUTING_STATIC;
-        int32_t *cap = tu_shares_of(slots, n, g.size);
-        size_t bytes = sizeof(int32_t) * (size_t)g.size;
+        struct net_case nc;
+        net_case_random(&rng, &nc);
+        nc.lk.routing = SMP_ROUTING_STATIC;
+        int32_t *cap = tu_shares_of(nc.slots, nc.n, nc.g.size);
+        size_t bytes = sizeof(int32_t) * (size_t)nc.g.size;
         int32_t *before = malloc(bytes), *after = malloc(bytes);
         assert_non_null(before);
         assert_non_null(after);
-        tu_start_placement(&rng, &g, &st, slots, n, cap, tu_range(&rng, 0, 1), false, before);
+        tu_start_placement(&rng, &nc.g, &nc.st, nc.slots, nc.n, cap, tu_range(&rng, 0, 1), false,
+                           before);
         memcpy(after, before, bytes);
         smp_swap_stats ss;
         smp_error err;
         double lmax;
-        assert_ok(smp_swap_blocks(&g, &st, after, n, &lv, &lk, 1, &ss, &err), err);
-        check_swapped(what, &g, &st, before, after, n, &lv, &lk, &ss, &lmax);
+        assert_ok(smp_swap_blocks(&nc.g, &nc.st, after, nc.n, &nc.lv, &nc.lk, 1, &ss, &err), err);
+        check_swapped(nc.what, &nc.g, &nc.st, before, after, nc.n, &nc.lv, &nc.lk, &ss, &lmax);
         free(before);
         free(after);
         free(cap);
-        smp_links_free(&lk);
-        smp_levels_free(&lv);
-        free(slots);
-        smp_stencil_free(&st);
+        net_case_free(&nc);
     }
 }
 

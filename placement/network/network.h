@@ -41,9 +41,10 @@ bool smp_pair_loads_at(const smp_pair_loads *t, int64_t i, int32_t *a, int32_t *
 
 /* What smp_swap_blocks did: trials and swaps kept, L_max before and after
  * by the incremental model (link_net.c), and the bound before them
- * (swaps across groups move it). */
+ * (swaps across groups move it); swaps_dropped: swaps found but all taken
+ * back because they ended in the node links' band (block_swaps.c). */
 typedef struct {
-    int64_t trials, swaps;
+    int64_t trials, swaps, swaps_dropped;
     double l_max_before, l_max_after, bound;
 } smp_swap_stats;
 

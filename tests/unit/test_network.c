@@ -585,6 +585,14 @@ static void check_swapped(const char *what, const smp_grid *g, const smp_stencil
     if (lb.l_max > la.l_max * (1 + 1e-9))
         fail_msg("%s: swaps raised L_max from %g to %g", what, la.l_max, lb.l_max);
     assert_near(what, "L_max after the swaps", ss->l_max_after, lb.l_max);
+    /* never ending just above the node links (block_swaps.c's band): kept
+     * swaps end at them or clear of them, dropped ones change nothing */
+    if (ss->swaps && lb.l_max > lb.node_max * (1 + 1e-9) && lb.l_max < 1.05 * lb.node_max)
+        fail_msg("%s: %lld swaps kept ending in the node links' band: L_max %g, node links %g",
+                 what, (long long)ss->swaps, lb.l_max, lb.node_max);
+    if (ss->swaps_dropped && memcmp(before, swapped, sizeof(int32_t) * (size_t)g->size))
+        fail_msg("%s: %lld swaps dropped, yet the placement changed", what,
+                 (long long)ss->swaps_dropped);
     if (ss->swaps || ss->trials) {
         assert_near(what, "L_max before the swaps", ss->l_max_before, la.l_max);
         assert_near(what, "the bound", ss->bound, la.bound);

@@ -117,8 +117,9 @@ static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
 
 /* The winner's blocks exchanged between nodes to spread static routing's
  * busiest links (network/block_swaps.c), when its L_max leaves room above
- * the bound; every figure rescored after, so what is printed is exact (the
- * J figures keep their values, not the node that attains J_max). */
+ * the bound.  Its J figures are carried over by the swaps (they keep their
+ * values, not the node that attains J_max), its links and levels rescored
+ * after, so what is printed is exact. */
 static smp_status swap_blocks(struct by_links *b, smp_placement *out, smp_error *err)
 {
     const smp_links *lk = b->opts->links;
@@ -127,13 +128,11 @@ static smp_status swap_blocks(struct by_links *b, smp_placement *out, smp_error 
     smp_swap_stats st;
     const smp_levels *lv = b->opts->levels;
     smp_status s = smp_swap_blocks(b->grid, b->st, out->node_of_rank, b->nnodes, lv, lk,
-                                   b->effort, &st, err);
+                                   b->effort, &out->score, &st, err);
     if (s || !st.swaps)
         return s;
-    s = smp_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, &out->score, err);
-    if (!s)
-        s = smp_link_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv, lk,
-                                   &out->link, err);
+    s = smp_link_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv, lk,
+                               &out->link, err);
     if (!s)
         s = smp_levels_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv,
                                      out->level, err);

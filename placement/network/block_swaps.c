@@ -292,9 +292,35 @@ static void search_finish(struct search *s, int32_t *node_of_rank, int64_t ranks
         node_of_rank[r] = s->n->node_of_block[node_of_rank[r]];
 }
 
+/* The score after the kept swaps from sc, the one before: a block keeps
+ * its cut edges wherever it goes, so J_sum, J_max, w_sum and w_max keep
+ * their values and j_max_node moves to the first node now holding a block
+ * that attains J_max, as smp_score_compute names it.  Without weights
+ * each message of the block graph weighs 1, so a block's out messages
+ * sum exactly to its cut edges; with weights w_sum would be summed in
+ * another node order (its last bits may differ), so it is scored afresh. */
+static smp_status swapped_score(const smp_link_net *n, const smp_grid *grid,
+                                const smp_stencil *st, const int32_t *node_of_rank,
+                                smp_score *sc, smp_error *err)
+{
+    if (st->weights)
+        return smp_score_compute(grid, st, node_of_rank, n->nnodes, sc, err);
+    for (int32_t y = 0; y < n->nnodes; y++) {
+        int32_t x = n->block_of_node[y];
+        double o = 0;
+        for (int64_t e = n->out_first[x]; e < n->out_first[x + 1]; e++)
+            o += n->out_w[e];
+        if (o == (double)sc->j_max) {
+            sc->j_max_node = y;
+            break;
+        }
+    }
+    return SMP_OK;
+}
+
 smp_status smp_swap_blocks(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                            int nnodes, const smp_levels *lv, const smp_links *lk, int effort,
-                           smp_swap_stats *stats, smp_error *err)
+                           smp_score *score, smp_swap_stats *stats, smp_error *err)
 {
     memset(stats, 0, sizeof(*stats));
     /* Only static routing picks a link by position.  Adaptive routing
@@ -316,6 +342,8 @@ smp_status smp_swap_blocks(const smp_grid *grid, const smp_stencil *st, int32_t 
         stats->l_max_before = s.m > s.nmax ? s.m : s.nmax;
         search_run(&s);
         search_finish(&s, node_of_rank, grid->size, stats, s.nmax);
+        if (score && s.swaps)
+            r = swapped_score(&n, grid, st, node_of_rank, score, err);
     }
     search_free(&s);
     smp_link_net_free(&n);

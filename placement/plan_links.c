@@ -117,31 +117,30 @@ static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
 
 /* The winner's blocks exchanged between nodes to spread static routing's
  * busiest links (network/block_swaps.c), when its L_max leaves room above
- * the bound; every figure rescored after, so what is printed is exact (the
- * J figures keep their values, not the node that attains J_max). */
-static smp_status swap_blocks(struct by_links *b, smp_placement *out, smp_error *err)
+ * the bound; *swapped when a swap was kept.  Its J figures are carried
+ * over by the swaps (they keep their values, not the node that attains
+ * J_max) and its links rescored, so what is printed is exact; its level[]
+ * is left to plan_by_links, which scores it once. */
+static smp_status swap_blocks(struct by_links *b, smp_placement *out, bool *swapped,
+                              smp_error *err)
 {
     const smp_links *lk = b->opts->links;
+    *swapped = false;
     if (lk->routing != SMP_ROUTING_STATIC || cmp_load(out->link.l_max, out->link.bound) <= 0)
         return SMP_OK;
     smp_swap_stats st;
     const smp_levels *lv = b->opts->levels;
     smp_status s = smp_swap_blocks(b->grid, b->st, out->node_of_rank, b->nnodes, lv, lk,
-                                   b->effort, &st, err);
+                                   b->effort, &out->score, &st, err);
     if (s || !st.swaps)
         return s;
-    s = smp_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, &out->score, err);
-    if (!s)
-        s = smp_link_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv, lk,
-                                   &out->link, err);
-    if (!s)
-        s = smp_levels_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv,
-                                     out->level, err);
-    return s;
+    *swapped = true;
+    return smp_link_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv, lk,
+                                  &out->link, err);
 }
 
 /* every candidate planned and scored on the links, the best
- * (links_better) kept in out, its level[] scored, its blocks swapped. */
+ * (links_better) kept in out, its blocks swapped, its level[] scored. */
 static smp_status plan_by_links(struct by_links *b, smp_placement *out, smp_error *err)
 {
     const smp_algorithm *algs;
@@ -163,13 +162,16 @@ static smp_status plan_by_links(struct by_links *b, smp_placement *out, smp_erro
             best = k;
         }
     }
-    if (!s && best >= 2) {
+    bool swapped = false;
+    if (!s)
+        s = swap_blocks(b, out, &swapped, err);
+    /* level[] scored once, on the placement kept: candidates from 2 on
+     * leave it unscored, and swaps across groups move the groups' cut */
+    if (!s && (best >= 2 || swapped)) {
         out->nlevels = b->opts->levels->nlevels;
         s = smp_levels_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes,
                                      b->opts->levels, out->level, err);
     }
-    if (!s)
-        s = swap_blocks(b, out, err);
     smp_placement_free(&c);
     smp_placement_free(&b->node_only);
     out->by_links = true;

@@ -55,6 +55,13 @@ struct search {
     int32_t *count;   /* ranks per node */
     int32_t *node_at; /* the node at each position */
     double *contrib;  /* per node: its traffic on the link being relieved */
+    /* the nodes contrib holds traffic for (once each: seen), so that one
+     * relief reads and clears them alone, not every node */
+    int32_t *hit, nhit;
+    bool *seen;
+    /* per level, the nodes of each group in node order: group g's are
+     * gnodes[l][gfirst[l][g] .. gfirst[l][g + 1]) */
+    int32_t *gfirst[SMP_MAX_LEVELS], *gnodes[SMP_MAX_LEVELS];
     struct cand *cand;
     double m, bound, eps; /* the busiest link's load, the bound, m's rounding */
     double nmax;          /* the busiest node link, which no swap changes */
@@ -150,6 +157,16 @@ static bool keep_or_undo(struct search *s, int32_t a, int32_t b)
     return false;
 }
 
+/* w added to node v's contrib, v noted in hit the first time. */
+static void add_contrib(struct search *s, int32_t v, double w)
+{
+    if (!s->seen[v]) {
+        s->seen[v] = true;
+        s->hit[s->nhit++] = v;
+    }
+    s->contrib[v] += w;
+}
+
 /* Adds the traffic of node v (in slot's group) that crosses up slot i of
  * level l (down when down) to both ends' contrib. */
 static void node_contrib(struct search *s, int32_t v, int l, int64_t i, bool down)
@@ -165,8 +182,8 @@ static void node_contrib(struct search *s, int32_t v, int l, int64_t i, bool dow
         if (n->grp[l][u] == g || (!down && ((int64_t)n->pos[u] / n->stride[l][v]) % k != i))
             continue;
         double w = down ? n->in_w[e] : n->out_w[e];
-        s->contrib[v] += w;
-        s->contrib[u] += w;
+        add_contrib(s, v, w);
+        add_contrib(s, u, w);
     }
 }
 
@@ -179,7 +196,9 @@ static int cand_cmp(const void *x, const void *y)
 }
 
 /* The nodes whose traffic crosses slot, heaviest first (then by node):
- * how many in the return. */
+ * how many in the return.  The group's nodes are walked in node order, so
+ * each contrib sums in the order a walk over every node would; cand_cmp
+ * orders the candidates whatever order they are gathered in. */
 static int candidates(struct search *s, int64_t slot)
 {
     const smp_link_net *n = s->n;
@@ -188,16 +207,18 @@ static int candidates(struct search *s, int64_t slot)
     int l = n->slot_level[up];
     int32_t g = n->slot_group[up];
     int64_t i = up - n->base[l][g];
-    for (int32_t v = 0; v < n->nnodes; v++)
-        if (n->grp[l][v] == g)
-            node_contrib(s, v, l, i, down);
+    s->nhit = 0;
+    for (int32_t j = s->gfirst[l][g]; j < s->gfirst[l][g + 1]; j++)
+        node_contrib(s, s->gnodes[l][j], l, i, down);
     int nc = 0;
-    for (int32_t v = 0; v < n->nnodes; v++)
+    for (int32_t t = 0; t < s->nhit; t++) {
+        int32_t v = s->hit[t];
         if (s->contrib[v] > 0)
             s->cand[nc++] = (struct cand){s->contrib[v], v};
-    qsort(s->cand, (size_t)nc, sizeof(struct cand), cand_cmp);
-    for (int32_t v = 0; v < n->nnodes; v++)
         s->contrib[v] = 0;
+        s->seen[v] = false;
+    }
+    qsort(s->cand, (size_t)nc, sizeof(struct cand), cand_cmp);
     return nc < SWAP_CANDIDATES ? nc : SWAP_CANDIDATES;
 }
 
@@ -259,15 +280,43 @@ static void search_run(struct search *s)
     }
 }
 
+/* Each level's groups as lists of their nodes, in node order (a
+ * counting sort); false when out of memory. */
+static bool groups_init(struct search *s, const smp_levels *lv)
+{
+    const smp_link_net *n = s->n;
+    for (int l = 0; l < n->nl; l++) {
+        int ng = lv->ngroups[l];
+        int32_t *first = calloc((size_t)ng + 1, sizeof(int32_t));
+        int32_t *nodes = malloc(sizeof(int32_t) * (size_t)n->nnodes);
+        s->gfirst[l] = first;
+        s->gnodes[l] = nodes;
+        if (!first || !nodes)
+            return false;
+        for (int32_t v = 0; v < n->nnodes; v++)
+            first[n->grp[l][v] + 1]++;
+        for (int g = 0; g < ng; g++)
+            first[g + 1] += first[g];
+        for (int32_t v = 0; v < n->nnodes; v++)
+            nodes[first[n->grp[l][v]]++] = v;
+        for (int g = ng; g > 0; g--) /* each first[g] ran on to first[g + 1] */
+            first[g] = first[g - 1];
+        first[0] = 0;
+    }
+    return true;
+}
+
 /* The search's arrays; false when out of memory. */
-static bool search_init(struct search *s, smp_link_net *n, const int32_t *node_of_rank,
-                        int64_t ranks, int effort)
+static bool search_init(struct search *s, smp_link_net *n, const smp_levels *lv,
+                        const int32_t *node_of_rank, int64_t ranks, int effort)
 {
     memset(s, 0, sizeof(*s));
     s->n = n;
     size_t nn = (size_t)n->nnodes;
     if (!(s->count = calloc(nn, sizeof(int32_t))) || !(s->node_at = malloc(sizeof(int32_t) * nn)) ||
-        !(s->contrib = calloc(nn, sizeof(double))) || !(s->cand = malloc(sizeof(struct cand) * nn)))
+        !(s->contrib = calloc(nn, sizeof(double))) || !(s->cand = malloc(sizeof(struct cand) * nn)) ||
+        !(s->hit = malloc(sizeof(int32_t) * nn)) || !(s->seen = calloc(nn, sizeof(bool))) ||
+        !groups_init(s, lv))
         return false;
     for (int64_t r = 0; r < ranks; r++)
         s->count[node_of_rank[r]]++;
@@ -287,6 +336,12 @@ static void search_free(struct search *s)
     free(s->node_at);
     free(s->contrib);
     free(s->cand);
+    free(s->hit);
+    free(s->seen);
+    for (int l = 0; l < SMP_MAX_LEVELS; l++) {
+        free(s->gfirst[l]);
+        free(s->gnodes[l]);
+    }
 }
 
 /* L_max in the stats and the kept swaps into node_of_rank, unless they
@@ -308,9 +363,35 @@ static void search_finish(struct search *s, int32_t *node_of_rank, int64_t ranks
         node_of_rank[r] = s->n->node_of_block[node_of_rank[r]];
 }
 
+/* The score after the kept swaps from sc, the one before: a block keeps
+ * its cut edges wherever it goes, so J_sum, J_max, w_sum and w_max keep
+ * their values and j_max_node moves to the first node now holding a block
+ * that attains J_max, as smp_score_compute names it.  Without weights
+ * each message of the block graph weighs 1, so a block's out messages
+ * sum exactly to its cut edges; with weights w_sum would be summed in
+ * another node order (its last bits may differ), so it is scored afresh. */
+static smp_status swapped_score(const smp_link_net *n, const smp_grid *grid,
+                                const smp_stencil *st, const int32_t *node_of_rank,
+                                smp_score *sc, smp_error *err)
+{
+    if (st->weights)
+        return smp_score_compute(grid, st, node_of_rank, n->nnodes, sc, err);
+    for (int32_t y = 0; y < n->nnodes; y++) {
+        int32_t x = n->block_of_node[y];
+        double o = 0;
+        for (int64_t e = n->out_first[x]; e < n->out_first[x + 1]; e++)
+            o += n->out_w[e];
+        if (o == (double)sc->j_max) {
+            sc->j_max_node = y;
+            break;
+        }
+    }
+    return SMP_OK;
+}
+
 smp_status smp_swap_blocks(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                            int nnodes, const smp_levels *lv, const smp_links *lk, int effort,
-                           smp_swap_stats *stats, smp_error *err)
+                           smp_score *score, smp_swap_stats *stats, smp_error *err)
 {
     memset(stats, 0, sizeof(*stats));
     /* Only static routing picks a link by position.  Adaptive routing
@@ -323,7 +404,7 @@ smp_status smp_swap_blocks(const smp_grid *grid, const smp_stencil *st, int32_t 
     smp_link_net n;
     struct search s = {0};
     smp_status r = smp_link_net_init(&n, grid, st, node_of_rank, nnodes, lv, lk, err);
-    if (!r && !search_init(&s, &n, node_of_rank, grid->size, effort))
+    if (!r && !search_init(&s, &n, lv, node_of_rank, grid->size, effort))
         r = smp_error_set(err, SMP_ERR_SYSTEM, "links: out of memory for %d nodes", nnodes);
     if (!r) {
         s.nmax = node_max(&n);
@@ -332,6 +413,8 @@ smp_status smp_swap_blocks(const smp_grid *grid, const smp_stencil *st, int32_t 
         stats->l_max_before = s.m > s.nmax ? s.m : s.nmax;
         search_run(&s);
         search_finish(&s, node_of_rank, grid->size, stats, s.nmax);
+        if (score && s.swaps)
+            r = swapped_score(&n, grid, st, node_of_rank, score, err);
     }
     search_free(&s);
     smp_link_net_free(&n);

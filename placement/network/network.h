@@ -53,10 +53,13 @@ typedef struct {
  * bound: never raises L_max, keeps J_sum and J_max exactly, deterministic;
  * up to min(64 x nnodes, 65,536) x effort trials.  Does nothing under
  * adaptive or direct routing or without levels or links (block_swaps.c).
- * Inputs as smp_link_score_compute checks them; SMP_ERR_SYSTEM when out of
- * memory, node_of_rank then unchanged. */
+ * score (or NULL): node_of_rank's score, made that of the swapped
+ * placement (exactly as smp_score_compute gives it: only j_max_node
+ * moves; with weights it is scored afresh).  Inputs as
+ * smp_link_score_compute checks them; SMP_ERR_SYSTEM when out of memory,
+ * node_of_rank then unchanged unless the weighted score ran out. */
 smp_status smp_swap_blocks(const smp_grid *grid, const smp_stencil *st, int32_t *node_of_rank,
                            int nnodes, const smp_levels *lv, const smp_links *lk, int effort,
-                           smp_swap_stats *stats, smp_error *err);
+                           smp_score *score, smp_swap_stats *stats, smp_error *err);
 
 #endif

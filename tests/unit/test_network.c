@@ -559,13 +559,14 @@ static int32_t *ranks_per_node(const int32_t *pl, int64_t ranks, int n)
     return c;
 }
 
-/* swapped against before: J_sum, J_max (weighted too) equal, every node
+/* swapped against before: J_sum, J_max (weighted too) equal, the score
+ * the swaps carried over (sc) exactly a whole scoring's, every node
  * holding as many ranks, L_max never above, and the swaps' own L_max and
  * bound those of a whole smp_link_score_compute; *lmax the new L_max. */
 static void check_swapped(const char *what, const smp_grid *g, const smp_stencil *st,
                           const int32_t *before, const int32_t *swapped, int n,
                           const smp_levels *lv, const smp_links *lk, const smp_swap_stats *ss,
-                          double *lmax)
+                          const smp_score *sc, double *lmax)
 {
     smp_error err;
     smp_score a, b;
@@ -576,6 +577,10 @@ static void check_swapped(const char *what, const smp_grid *g, const smp_stencil
     assert_int_equal(a.j_max, b.j_max);
     assert_near(what, "w_sum", b.w_sum, a.w_sum);
     assert_near(what, "w_max", b.w_max, a.w_max);
+    assert_int_equal(sc->j_sum, b.j_sum);
+    assert_int_equal(sc->j_max, b.j_max);
+    assert_int_equal(sc->j_max_node, b.j_max_node);
+    assert_true(sc->w_sum == b.w_sum && sc->w_max == b.w_max);
     int32_t *ca = ranks_per_node(before, g->size, n), *cb = ranks_per_node(swapped, g->size, n);
     assert_memory_equal(ca, cb, sizeof(int32_t) * (size_t)n);
     free(ca);
@@ -638,9 +643,11 @@ static void test_swaps_tapered(void **state)
         fail_msg("hyperplane: L_max %g leaves no room above the bound %g", ls.l_max, ls.bound);
     memcpy(a, pl.node_of_rank, bytes);
     smp_swap_stats ss;
+    smp_score sc;
     double lmax;
-    assert_ok(smp_swap_blocks(&g, &st, a, N, &lv, &lk, 1, &ss, &err), err);
-    check_swapped("static", &g, &st, pl.node_of_rank, a, N, &lv, &lk, &ss, &lmax);
+    assert_ok(smp_score_compute(&g, &st, a, N, &sc, &err), err);
+    assert_ok(smp_swap_blocks(&g, &st, a, N, &lv, &lk, 1, &sc, &ss, &err), err);
+    check_swapped("static", &g, &st, pl.node_of_rank, a, N, &lv, &lk, &ss, &sc, &lmax);
     if (!(ss.swaps > 0 && lmax < ls.l_max * (1 - 1e-9)))
         fail_msg("static: %lld swaps, L_max %g -> %g (bound %g)", (long long)ss.swaps, ls.l_max,
                  lmax, ls.bound);
@@ -649,12 +656,12 @@ static void test_swaps_tapered(void **state)
     assert_ok(smp_levels_score_compute(&g, &st, a, N, &lv, &lb, &err), err);
     assert_true(lb.j_sum <= la.j_sum);
     memcpy(b, pl.node_of_rank, bytes);
-    assert_ok(smp_swap_blocks(&g, &st, b, N, &lv, &lk, 1, &ss, &err), err);
+    assert_ok(smp_swap_blocks(&g, &st, b, N, &lv, &lk, 1, NULL, &ss, &err), err);
     assert_memory_equal(a, b, bytes);
     for (int r = SMP_ROUTING_ADAPTIVE; r <= SMP_ROUTING_DIRECT; r++) {
         lk.routing = (smp_routing)r;
         memcpy(b, pl.node_of_rank, bytes);
-        assert_ok(smp_swap_blocks(&g, &st, b, N, &lv, &lk, 1, &ss, &err), err);
+        assert_ok(smp_swap_blocks(&g, &st, b, N, &lv, &lk, 1, NULL, &ss, &err), err);
         assert_int_equal(ss.swaps, 0);
         assert_memory_equal(b, pl.node_of_rank, bytes);
     }
@@ -684,10 +691,14 @@ static void test_swaps_random(void **state)
                            before);
         memcpy(after, before, bytes);
         smp_swap_stats ss;
+        smp_score sc;
         smp_error err;
         double lmax;
-        assert_ok(smp_swap_blocks(&nc.g, &nc.st, after, nc.n, &nc.lv, &nc.lk, 1, &ss, &err), err);
-        check_swapped(nc.what, &nc.g, &nc.st, before, after, nc.n, &nc.lv, &nc.lk, &ss, &lmax);
+        assert_ok(smp_score_compute(&nc.g, &nc.st, before, nc.n, &sc, &err), err);
+        assert_ok(smp_swap_blocks(&nc.g, &nc.st, after, nc.n, &nc.lv, &nc.lk, 1, &sc, &ss, &err),
+                  err);
+        check_swapped(nc.what, &nc.g, &nc.st, before, after, nc.n, &nc.lv, &nc.lk, &ss, &sc,
+                      &lmax);
         free(before);
         free(after);
         free(cap);

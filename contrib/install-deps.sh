@@ -20,7 +20,7 @@ packages=(
     rpm                         # tests/package/rpm.sh: rpmbuild of contrib/rpm/stencilmap.spec
     lammps                      # tests/app: a real MPI code, profiled, learned and placed
     gromacs                     # tests/app: gmx_mpi, whose MPI_Cart_create(reorder=1) the preload library reorders
-    libsimgrid-dev time         # SMPI and /usr/bin/time: the scale bench and its check (tests/bench/test_scale.sh)
+    libsimgrid-dev time python3-numpy python3-scipy  # SMPI, /usr/bin/time, fluid.py: the scale bench and its check (tests/bench/test_scale.sh)
     python3-pytest python3-pexpect python3-requests expect  # tests/slurm-suite: Slurm's own testsuite
 )
 

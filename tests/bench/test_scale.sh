@@ -8,7 +8,8 @@
 # time: each simulated run is the planned placement (its inter-node
 # messages = the plan's J_sum), auto halves blocked's J_max on this case
 # (32 -> 16) and its exchange is faster on both networks, the busiest link
-# is lighter, and the report names the headline.
+# is lighter, the fluid model (fluid.py) gives each simulated time within
+# 3 %, and the report names the headline.
 #
 # SimGrid is required: without smpicc this test fails (contrib/
 # install-deps.sh installs libsimgrid-dev); it never skips.
@@ -44,8 +45,8 @@ with_scotch=$("$SM" compare auto:2d:5pt --nodes 'n[1-2]' --slots 2 --ranks 4 --j
     python3 -c 'import json,sys; print(int(any(r["algorithm"] == "scotch" for r in json.load(sys.stdin)["algorithms"])))') ||
     { echo "FAIL: stencil-map compare --json did not answer"; exit 1; }
 
-WITH_SCOTCH=$with_scotch python3 - "$work/out" "$rc" <<'EOF'
-import csv, os, sys
+WITH_SCOTCH=$with_scotch python3 - "$work/out" "$rc" "$work/work" <<'EOF'
+import csv, glob, hashlib, os, subprocess, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.environ["STENCILMAP_TOP_SRCDIR"], "tests", "lib"))
 from checks import check, summary
@@ -99,6 +100,21 @@ for net in ("fattree", "dragonfly"):
               "%s vs %s" % (b["l_max"], a["l_max"]))
     else:
         check(False, "%s: blocked and auto simulated" % net)
+# fluid.py, SimGrid's weighted sharing as a max-min fluid model (it
+# leaves latency out), lies within 3 % of every simulated exchange
+top = os.environ["STENCILMAP_TOP_SRCDIR"]
+hosts = {hashlib.md5(open(f, "rb").read()).hexdigest(): f
+         for f in glob.glob(os.path.join(sys.argv[3], "hosts", "t-2d-5pt", "*.hosts"))}
+for r in runs:
+    f = hosts.get(r["hosts_md5"])
+    got = subprocess.run([sys.executable, os.path.join(top, "contrib", "bench", "scale", "fluid.py"),
+                          os.path.join(out, "platforms", r["network"] + ".xml"), f or "-", "--dims", "16,16",
+                          "--stencil", "5pt", "--specs", os.path.join(top, "stencil-specs"), "--bytes", "262144"],
+                         capture_output=True, text=True) if f else None
+    us = float(got.stdout.split()[-1]) if got and got.returncode == 0 and got.stdout.split() else None
+    check(us is not None and abs(us / float(r["time_us"]) - 1) <= 0.03,
+          "%s %s: fluid.py's %s us within 3 %% of the simulated %s us" % (r["network"], r["runner"], us, r["time_us"]),
+          got.stderr[-300:] if got else "no hostfile of md5 %s" % r["hosts_md5"])
 check(runs and all(r["iters"] == "2" for r in runs), "every run timed 2 iterations")
 text = open(os.path.join(out, "scale.txt")).read() if os.path.exists(os.path.join(out, "scale.txt")) else ""
 check("Headline: speedup of auto" in text and "t-2d-5pt" in text, "scale.txt has the case and the headline")

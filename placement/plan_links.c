@@ -36,7 +36,7 @@ static bool links_better(const smp_placement *a, const smp_placement *b, bool we
 
 /* What every candidate of auto by the links shares; node_only: candidate
  * 0's auto plan before the relabelling (ranks 0 until it is held), which
- * is candidate 2. */
+ * is candidate 2; node_only_link: its links' score, once scored. */
 struct by_links {
     const smp_grid *grid;
     const smp_stencil *st;
@@ -44,6 +44,8 @@ struct by_links {
     int ndense, nnodes, effort;
     const smp_plan_opts *opts;
     smp_placement node_only;
+    smp_link_score node_only_link;
+    bool node_only_scored;
 };
 
 /* Candidate k into out (its node_of_rank allocated): 0 nodes first (the
@@ -111,8 +113,20 @@ static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
                       !memcmp(c->node_of_rank, out->node_of_rank, bytes));
     if (*skip)
         return SMP_OK;
-    return smp_link_score_compute(b->grid, b->st, c->node_of_rank, b->nnodes, b->opts->levels,
-                                  b->opts->links, &c->link, err);
+    /* auto's plan is often one construction's alone: the same placement,
+     * the same score, without a walk over every edge */
+    if (k >= 3 && b->node_only_scored &&
+        !memcmp(c->node_of_rank, b->node_only.node_of_rank, bytes)) {
+        c->link = b->node_only_link;
+        return SMP_OK;
+    }
+    s = smp_link_score_compute(b->grid, b->st, c->node_of_rank, b->nnodes, b->opts->levels,
+                               b->opts->links, &c->link, err);
+    if (!s && k == 2 && b->node_only.ranks == b->grid->size) { /* candidate 2 is node_only */
+        b->node_only_link = c->link;
+        b->node_only_scored = true;
+    }
+    return s;
 }
 
 /* The winner's blocks exchanged between nodes to spread static routing's
@@ -182,6 +196,7 @@ smp_status smp_plan_by_links(const smp_grid *grid, const smp_stencil *st, const 
                              const int32_t *dense, int ndense, int nnodes, int effort,
                              const smp_plan_opts *opts, smp_placement *out, smp_error *err)
 {
-    struct by_links b = {grid, st, cap, dense, ndense, nnodes, effort, opts, {0}};
+    struct by_links b = {.grid = grid, .st = st, .cap = cap, .dense = dense, .ndense = ndense,
+                         .nnodes = nnodes, .effort = effort, .opts = opts};
     return plan_by_links(&b, out, err);
 }

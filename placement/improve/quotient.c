@@ -98,6 +98,43 @@ static double table_get(const struct pair_table *t, int32_t a, int32_t b)
     return 0;
 }
 
+/* Rank r's cut edges (r at coordinates c) into t, in entry order; inner:
+ * every entry lands at r + delta.  False when out of memory. */
+static inline bool quotient_rank(const smp_edge_walk *w, const smp_stencil *st,
+                                 const int32_t *node_of_rank, int64_t r, const int64_t *c,
+                                 bool inner, struct pair_table *t)
+{
+    int32_t a = node_of_rank[r];
+    for (int o = 0; o < w->count; o++) {
+        int64_t x = inner ? r + w->delta[o] : smp_edge_target(w, c, r, o);
+        if (x >= 0 && node_of_rank[x] != a &&
+            !table_add(t, a, node_of_rank[x], st->weights ? st->weights[o] : 1.0))
+            return false;
+    }
+    return true;
+}
+
+/* Every edge in rank, then entry, order (the weights' floating sums keep
+ * it), a row of the fastest dimension at a time: its interior ranks are
+ * known by one test per row.  False when out of memory. */
+static bool quotient_walk(const smp_edge_walk *w, const smp_stencil *st,
+                          const int32_t *node_of_rank, struct pair_table *t)
+{
+    int f = smp_edge_fast_dim(w);
+    int64_t c[SMP_MAX_DIMS], len = w->grid->dims[f];
+    smp_edge_walk_first(w, c);
+    for (int64_t r = 0; r < w->grid->size; r += len) {
+        int64_t a, b;
+        smp_edge_row_inner(w, c, &a, &b);
+        for (c[f] = 0; c[f] < len; c[f]++)
+            if (!quotient_rank(w, st, node_of_rank, r + c[f], c, c[f] >= a && c[f] < b, t))
+                return false;
+        c[f] = len - 1; /* the next row's start */
+        smp_edge_walk_next(w, c);
+    }
+    return true;
+}
+
 smp_status smp_quotient_build(const smp_grid *grid, const smp_stencil *st,
                               const int32_t *node_of_rank, int nnodes, smp_quotient *q,
                               smp_error *err)
@@ -109,23 +146,8 @@ smp_status smp_quotient_build(const smp_grid *grid, const smp_stencil *st,
     uint64_t *keys = NULL;
     if (!s && !table_grow(&t))
         s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
-    if (!s) {
-        int64_t c[SMP_MAX_DIMS];
-        smp_edge_walk_first(&w, c);
-        for (int64_t r = 0; r < grid->size && !s; r++, smp_edge_walk_next(&w, c)) {
-            int32_t a = node_of_rank[r];
-            bool inner = smp_edge_interior(&w, c); /* no target wraps or leaves */
-            for (int o = 0; o < w.count; o++) {
-                int64_t x = inner ? r + w.delta[o] : smp_edge_target(&w, c, r, o);
-                if (x < 0 || node_of_rank[x] == a)
-                    continue;
-                if (!table_add(&t, a, node_of_rank[x], st->weights ? st->weights[o] : 1.0)) {
-                    s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
-                    break;
-                }
-            }
-        }
-    }
+    if (!s && !quotient_walk(&w, st, node_of_rank, &t))
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
     smp_edge_walk_free(&w);
     /* every unordered pair once each way: a -> b and b -> a land in the
      * lists of both ends */

@@ -69,6 +69,51 @@ smp_status smp_levels_check(const smp_levels *lv, int nnodes, smp_error *err)
     return SMP_OK;
 }
 
+/* Rank r's cut edges (r at coordinates c) counted against the groups
+ * they leave, in entry order; inner: every entry lands at r + delta. */
+static inline void rank_levels(const smp_edge_walk *w, const smp_stencil *st,
+                               const int32_t *node_of_rank, const smp_levels *lv, int64_t r,
+                               const int64_t *c, bool inner, int64_t **cnt, double **wt)
+{
+    int32_t me = node_of_rank[r];
+    for (int o = 0; o < w->count; o++) {
+        int64_t t = inner ? r + w->delta[o] : smp_edge_target(w, c, r, o);
+        if (t < 0 || node_of_rank[t] == me)
+            continue;
+        int32_t other = node_of_rank[t];
+        double wo = st->weights ? st->weights[o] : 1.0;
+        /* a pair of nodes in one group of level l is in one group of
+         * every level above */
+        for (int l = 0; l < lv->nlevels; l++) {
+            int32_t g = lv->group_of_node[l][me];
+            if (g == lv->group_of_node[l][other])
+                break;
+            cnt[l][g]++;
+            wt[l][g] += wo;
+        }
+    }
+}
+
+/* Every edge in rank, then entry, order (the weights' floating sums keep
+ * it), a row of the fastest dimension at a time: its interior ranks are
+ * known by one test per row. */
+static void levels_walk(const smp_edge_walk *w, const smp_stencil *st,
+                        const int32_t *node_of_rank, const smp_levels *lv, int64_t **cnt,
+                        double **wt)
+{
+    int f = smp_edge_fast_dim(w);
+    int64_t c[SMP_MAX_DIMS], len = w->grid->dims[f];
+    smp_edge_walk_first(w, c);
+    for (int64_t r = 0; r < w->grid->size; r += len) {
+        int64_t a, b;
+        smp_edge_row_inner(w, c, &a, &b);
+        for (c[f] = 0; c[f] < len; c[f]++)
+            rank_levels(w, st, node_of_rank, lv, r + c[f], c, c[f] >= a && c[f] < b, cnt, wt);
+        c[f] = len - 1; /* the next row's start */
+        smp_edge_walk_next(w, c);
+    }
+}
+
 smp_status smp_levels_score_compute(const smp_grid *grid, const smp_stencil *st,
                                     const int32_t *node_of_rank, int nnodes, const smp_levels *lv,
                                     smp_score *per_level, smp_error *err)
@@ -98,28 +143,7 @@ smp_status smp_levels_score_compute(const smp_grid *grid, const smp_stencil *st,
     if (!s)
         s = ws;
     if (!s) {
-        int64_t c[SMP_MAX_DIMS];
-        smp_edge_walk_first(&w, c);
-        for (int64_t r = 0; r < grid->size; r++, smp_edge_walk_next(&w, c)) {
-            int32_t me = node_of_rank[r];
-            bool inner = smp_edge_interior(&w, c); /* no target wraps or leaves */
-            for (int o = 0; o < w.count; o++) {
-                int64_t t = inner ? r + w.delta[o] : smp_edge_target(&w, c, r, o);
-                if (t < 0 || node_of_rank[t] == me)
-                    continue;
-                int32_t other = node_of_rank[t];
-                double wo = st->weights ? st->weights[o] : 1.0;
-                /* a pair of nodes in one group of level l is in one group
-                 * of every level above */
-                for (int l = 0; l < nl; l++) {
-                    int32_t g = lv->group_of_node[l][me];
-                    if (g == lv->group_of_node[l][other])
-                        break;
-                    cnt[l][g]++;
-                    wt[l][g] += wo;
-                }
-            }
-        }
+        levels_walk(&w, st, node_of_rank, lv, cnt, wt);
         for (int l = 0; l < nl; l++) {
             smp_score *sc = &per_level[l];
             for (int g = 0; g < lv->ngroups[l]; g++) {

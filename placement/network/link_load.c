@@ -63,6 +63,7 @@ struct net {
     int32_t *k[SMP_MAX_LEVELS];     /* uplinks per group */
     int64_t *base[SMP_MAX_LEVELS];  /* first link slot of each group */
     int64_t *stride[SMP_MAX_LEVELS]; /* per node */
+    int64_t *dslot[SMP_MAX_LEVELS];  /* per node: the slot of its group's downlink to it */
     double *up[SMP_MAX_LEVELS], *down[SMP_MAX_LEVELS]; /* per link slot */
     smp_pair_loads pair[SMP_MAX_LEVELS]; /* direct routing: per ordered pair */
     bool out_of_memory;
@@ -76,6 +77,7 @@ static void net_free(struct net *n)
         free(n->k[l]);
         free(n->base[l]);
         free(n->stride[l]);
+        free(n->dslot[l]);
         free(n->up[l]);
         free(n->down[l]);
         smp_pair_loads_free(&n->pair[l]);
@@ -91,7 +93,8 @@ static bool net_level(struct net *n, const smp_links *lk, int l)
     int ng = n->ngroups[l];
     if (!(n->k[l] = malloc(sizeof(int32_t) * (size_t)ng)) ||
         !(n->base[l] = malloc(sizeof(int64_t) * (size_t)ng)) ||
-        !(n->stride[l] = malloc(sizeof(int64_t) * (size_t)n->nnodes)))
+        !(n->stride[l] = malloc(sizeof(int64_t) * (size_t)n->nnodes)) ||
+        !(n->dslot[l] = malloc(sizeof(int64_t) * (size_t)n->nnodes)))
         return false;
     int64_t slots = 0;
     for (int g = 0; g < ng; g++) {
@@ -107,6 +110,17 @@ static bool net_level(struct net *n, const smp_links *lk, int l)
     }
     return (n->up[l] = calloc((size_t)slots, sizeof(double))) &&
            (n->down[l] = calloc((size_t)slots, sizeof(double)));
+}
+
+/* Level l's downlink slot of every node: it depends on the receiver
+ * alone, so it is found once per node rather than once per message. */
+static void net_down_slots(struct net *n, int l)
+{
+    for (int v = 0; v < n->nnodes; v++) {
+        int32_t g = n->grp[l][v];
+        int64_t id = n->adaptive ? 0 : ((int64_t)n->pos[v] / n->stride[l][v]) % n->k[l][g];
+        n->dslot[l][v] = n->base[l][g] + id;
+    }
 }
 
 static smp_status net_init(struct net *n, const smp_levels *lv, const smp_links *lk, int nnodes,
@@ -127,7 +141,10 @@ static smp_status net_init(struct net *n, const smp_levels *lv, const smp_links 
     }
     if (!ok)
         return smp_error_set(err, SMP_ERR_SYSTEM, "links: out of memory for %d nodes", nnodes);
-    return smp_node_positions(lv, nnodes, n->pos, err);
+    smp_status s = smp_node_positions(lv, nnodes, n->pos, err);
+    for (int l = 0; !s && l < n->nl; l++)
+        net_down_slots(n, l);
+    return s;
 }
 
 /* One message of weight w from node a to node b (a != b). */
@@ -148,32 +165,46 @@ static inline void net_route(struct net *n, int32_t a, int32_t b, double w)
         int32_t ga = n->grp[l][a], gb = n->grp[l][b];
         if (ga == gb)
             break;
-        int64_t iu = 0, id = 0;
-        if (!n->adaptive) {
+        int64_t iu = 0;
+        if (!n->adaptive)
             iu = ((int64_t)n->pos[b] / n->stride[l][a]) % n->k[l][ga];
-            id = ((int64_t)n->pos[b] / n->stride[l][b]) % n->k[l][gb];
-        }
         n->up[l][n->base[l][ga] + iu] += w;
-        n->down[l][n->base[l][gb] + id] += w;
+        n->down[l][n->dslot[l][b]] += w;
     }
 }
 
+/* Rank r's edges (r on node me, at coordinates c) routed in entry order;
+ * inner: every entry lands at r + delta, no wrap nor edge to test. */
+static inline void walk_rank(struct net *n, const smp_edge_walk *w, const int64_t *c, int64_t r,
+                             bool inner, const int32_t *node_of_rank, const double *wt)
+{
+    int32_t me = node_of_rank[r];
+    for (int o = 0; o < w->count; o++) {
+        int64_t t = inner ? r + w->delta[o] : smp_edge_target(w, c, r, o);
+        if (t >= 0 && node_of_rank[t] != me)
+            net_route(n, me, node_of_rank[t], wt ? wt[o] : 1.0);
+    }
+}
+
+/* Every edge in rank order, then entry order (the loads are floating sums:
+ * that order keeps them, and the figures printed, the same), a row of the
+ * fastest dimension at a time: its interior ranks are known by one test. */
 static smp_status walk_edges(struct net *n, const smp_grid *grid, const smp_stencil *st,
                              const int32_t *node_of_rank, smp_error *err)
 {
     smp_edge_walk w;
     smp_status s = smp_edge_walk_init(&w, grid, st, false, err);
     if (!s) {
-        int64_t c[SMP_MAX_DIMS];
+        int f = smp_edge_fast_dim(&w);
+        int64_t c[SMP_MAX_DIMS], len = grid->dims[f];
         smp_edge_walk_first(&w, c);
-        for (int64_t r = 0; r < grid->size; r++, smp_edge_walk_next(&w, c)) {
-            int32_t me = node_of_rank[r];
-            bool inner = smp_edge_interior(&w, c);
-            for (int o = 0; o < w.count; o++) {
-                int64_t t = inner ? r + w.delta[o] : smp_edge_target(&w, c, r, o);
-                if (t >= 0 && node_of_rank[t] != me)
-                    net_route(n, me, node_of_rank[t], st->weights ? st->weights[o] : 1.0);
-            }
+        for (int64_t r = 0; r < grid->size; r += len) {
+            int64_t a, b;
+            smp_edge_row_inner(&w, c, &a, &b);
+            for (c[f] = 0; c[f] < len; c[f]++)
+                walk_rank(n, &w, c, r + c[f], c[f] >= a && c[f] < b, node_of_rank, st->weights);
+            c[f] = len - 1; /* the next row's start */
+            smp_edge_walk_next(&w, c);
         }
     }
     smp_edge_walk_free(&w);

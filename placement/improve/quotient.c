@@ -120,18 +120,12 @@ static inline bool quotient_rank(const smp_edge_walk *w, const smp_stencil *st,
 static bool quotient_walk(const smp_edge_walk *w, const smp_stencil *st,
                           const int32_t *node_of_rank, struct pair_table *t)
 {
-    int f = smp_edge_fast_dim(w);
-    int64_t c[SMP_MAX_DIMS], len = w->grid->dims[f];
-    smp_edge_walk_first(w, c);
-    for (int64_t r = 0; r < w->grid->size; r += len) {
-        int64_t a, b;
-        smp_edge_row_inner(w, c, &a, &b);
-        for (c[f] = 0; c[f] < len; c[f]++)
-            if (!quotient_rank(w, st, node_of_rank, r + c[f], c, c[f] >= a && c[f] < b, t))
+    smp_edge_rows it;
+    for (smp_edge_rows_first(w, &it); it.r < w->grid->size; smp_edge_rows_next(w, &it))
+        for (it.c[it.f] = 0; it.c[it.f] < it.len; it.c[it.f]++)
+            if (!quotient_rank(w, st, node_of_rank, it.r + it.c[it.f], it.c,
+                               smp_edge_rows_inner(&it), t))
                 return false;
-        c[f] = len - 1; /* the next row's start */
-        smp_edge_walk_next(w, c);
-    }
     return true;
 }
 

@@ -93,6 +93,41 @@ static inline void smp_edge_row_inner(const smp_edge_walk *w, const int64_t *c, 
             *b = *a;
 }
 
+/* A walk over the ranks a row of the fastest dimension at a time, for the
+ * hot loops that route every edge: the row's interior ranks [a, b) come
+ * from one test per row.  Use:
+ *   for (smp_edge_rows_first(w, &it); it.r < size; smp_edge_rows_next(w, &it))
+ *       for (it.c[it.f] = 0; it.c[it.f] < it.len; it.c[it.f]++)
+ *           ... rank it.r + it.c[it.f] at it.c, interior smp_edge_rows_inner(&it) */
+typedef struct {
+    int f;           /* the fastest dimension */
+    int64_t r, len;  /* the row's first rank, its length */
+    int64_t a, b;    /* its interior ranks' fast coordinates */
+    int64_t c[SMP_MAX_DIMS];
+} smp_edge_rows;
+
+static inline void smp_edge_rows_first(const smp_edge_walk *w, smp_edge_rows *it)
+{
+    it->f = smp_edge_fast_dim(w);
+    it->r = 0;
+    it->len = w->grid->dims[it->f];
+    smp_edge_walk_first(w, it->c);
+    smp_edge_row_inner(w, it->c, &it->a, &it->b);
+}
+
+static inline void smp_edge_rows_next(const smp_edge_walk *w, smp_edge_rows *it)
+{
+    it->c[it->f] = it->len - 1; /* the row's last rank: the walk steps to the next row */
+    smp_edge_walk_next(w, it->c);
+    it->r += it->len;
+    smp_edge_row_inner(w, it->c, &it->a, &it->b);
+}
+
+static inline bool smp_edge_rows_inner(const smp_edge_rows *it)
+{
+    return it->c[it->f] >= it->a && it->c[it->f] < it->b;
+}
+
 /* The target of entry e from rank v at coordinates c, wrapping on periodic
  * dimensions; -1 when it leaves the grid along a non-periodic one.  May be
  * v itself (a periodic dimension no longer than the offset). */

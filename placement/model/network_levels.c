@@ -101,17 +101,11 @@ static void levels_walk(const smp_edge_walk *w, const smp_stencil *st,
                         const int32_t *node_of_rank, const smp_levels *lv, int64_t **cnt,
                         double **wt)
 {
-    int f = smp_edge_fast_dim(w);
-    int64_t c[SMP_MAX_DIMS], len = w->grid->dims[f];
-    smp_edge_walk_first(w, c);
-    for (int64_t r = 0; r < w->grid->size; r += len) {
-        int64_t a, b;
-        smp_edge_row_inner(w, c, &a, &b);
-        for (c[f] = 0; c[f] < len; c[f]++)
-            rank_levels(w, st, node_of_rank, lv, r + c[f], c, c[f] >= a && c[f] < b, cnt, wt);
-        c[f] = len - 1; /* the next row's start */
-        smp_edge_walk_next(w, c);
-    }
+    smp_edge_rows it;
+    for (smp_edge_rows_first(w, &it); it.r < w->grid->size; smp_edge_rows_next(w, &it))
+        for (it.c[it.f] = 0; it.c[it.f] < it.len; it.c[it.f]++)
+            rank_levels(w, st, node_of_rank, lv, it.r + it.c[it.f], it.c, smp_edge_rows_inner(&it),
+                        cnt, wt);
 }
 
 smp_status smp_levels_score_compute(const smp_grid *grid, const smp_stencil *st,

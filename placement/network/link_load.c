@@ -195,17 +195,11 @@ static smp_status walk_edges(struct net *n, const smp_grid *grid, const smp_sten
     smp_edge_walk w;
     smp_status s = smp_edge_walk_init(&w, grid, st, false, err);
     if (!s) {
-        int f = smp_edge_fast_dim(&w);
-        int64_t c[SMP_MAX_DIMS], len = grid->dims[f];
-        smp_edge_walk_first(&w, c);
-        for (int64_t r = 0; r < grid->size; r += len) {
-            int64_t a, b;
-            smp_edge_row_inner(&w, c, &a, &b);
-            for (c[f] = 0; c[f] < len; c[f]++)
-                walk_rank(n, &w, c, r + c[f], c[f] >= a && c[f] < b, node_of_rank, st->weights);
-            c[f] = len - 1; /* the next row's start */
-            smp_edge_walk_next(&w, c);
-        }
+        smp_edge_rows it;
+        for (smp_edge_rows_first(&w, &it); it.r < grid->size; smp_edge_rows_next(&w, &it))
+            for (it.c[it.f] = 0; it.c[it.f] < it.len; it.c[it.f]++)
+                walk_rank(n, &w, it.c, it.r + it.c[it.f], smp_edge_rows_inner(&it), node_of_rank,
+                          st->weights);
     }
     smp_edge_walk_free(&w);
     if (!s && n->out_of_memory)

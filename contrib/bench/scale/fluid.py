@@ -27,7 +27,6 @@ every plan block swaps changed (doc/benchmarks.md, "Block swaps").
 
 Needs numpy and scipy (python3-numpy, python3-scipy).
 """
-import argparse
 import os
 import sys
 
@@ -103,12 +102,7 @@ def finish_time(a, cap, count, penalty):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("platform")
-    ap.add_argument("hostfile")
-    ap.add_argument("--dims", required=True)
-    ap.add_argument("--stencil", required=True, help="a spec name of the specs directory (5pt, 27pt, ...)")
-    ap.add_argument("--specs", default=os.environ.get("STENCILMAP_SPECS_DIR", "stencil-specs"))
+    ap = linkload.case_args(__doc__)
     ap.add_argument("--cross", type=float, default=linkload.CROSS)
     ap.add_argument("--bytes", type=int, default=0, help="message size: also print microseconds")
     ap.add_argument("--rate-gbps", type=float, default=100.0, help="one cable's rate (with --bytes)")

@@ -176,13 +176,20 @@ def offsets_of(stencil, specs_dir):
         return json.load(f)["offsets"]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def case_args(doc):
+    """A parser with what names one exchange: the platform, the hostfile,
+    the grid and the stencil (linkload.py and fluid.py)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("platform")
     ap.add_argument("hostfile")
     ap.add_argument("--dims", required=True)
     ap.add_argument("--stencil", required=True, help="a spec name of the specs directory (5pt, 27pt, ...)")
     ap.add_argument("--specs", default=os.environ.get("STENCILMAP_SPECS_DIR", "stencil-specs"))
+    return ap
+
+
+def main():
+    ap = case_args(__doc__)
     ap.add_argument("--top", type=int, default=0, help="also print the N busiest links")
     ap.add_argument("--cross", type=float, default=CROSS,
                     help="the reverse flow's share (SimGrid's 0.05; 0: the messages alone, as the planner's model)")

@@ -4,7 +4,7 @@
  * refinement (refine.c), annealing (anneal.c), both together on a
  * partition (polish.c), and handing whole rank sets to other physical
  * nodes for the network levels (relabel.c, over the quotient graph of
- * quotient.c).  The room stands on model/ only. */
+ * model/quotient.c).  The room stands on model/ only. */
 #ifndef STENCILMAP_IMPROVE_H
 #define STENCILMAP_IMPROVE_H
 
@@ -68,10 +68,14 @@ smp_status smp_polish_labels(const smp_grid *grid, const smp_stencil *st, int32_
  * whichever is better), then improved by swaps of two nodes of equal
  * share.  Every node's rank set is kept (node figures do not change) and
  * the levelled figures are never worse than the input's.  Rewrites
- * node_of_rank in place (relabel.c). */
+ * node_of_rank in place (relabel.c).  nodes and levels (NULL: not asked)
+ * get the result's figures, as smp_score_compute and
+ * smp_levels_score_compute give them: without weights off the node graph
+ * the relabelling works on, with no walk over the edges. */
 smp_status smp_relabel_levels(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                               int nnodes, const smp_levels *lv, smp_objective obj,
-                              int32_t *node_of_rank, smp_error *err);
+                              int32_t *node_of_rank, smp_score *nodes, smp_score *levels,
+                              smp_error *err);
 
 /* Without a topology: the node plan's blocks (cap[i] ranks on node
  * dense[i]) handed to other nodes of the same share so that neighbouring

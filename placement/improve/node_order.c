@@ -159,7 +159,8 @@ static smp_status by_levels(const smp_grid *grid, const smp_stencil *st, const i
     if (!order_levels(&lv, nnodes, last_used + 1))
         s = smp_error_set(err, SMP_ERR_SYSTEM, "node order: out of memory for %d nodes", nnodes);
     else if (lv.nlevels > 0)
-        s = smp_relabel_levels(grid, st, capnode, nnodes, &lv, obj, node_of_rank, err);
+        s = smp_relabel_levels(grid, st, capnode, nnodes, &lv, obj, node_of_rank, NULL, NULL,
+                               err);
     levels_free(&lv);
     return s;
 }

@@ -5,7 +5,7 @@
  * trade places (every node's share is fixed), so the node figures do not
  * move at all.
  *
- * It works on the quotient graph (quotient.c), top down: under each group
+ * It works on the quotient graph (model/quotient.c), top down: under each group
  * of level l + 1 (the whole step at the top) the node sets that group
  * holds are dealt to its groups of level l, two ways:
  *   - in order: by node index, each to the first group that still needs a
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "improve/improve.h"
-#include "improve/quotient.h"
+#include "model/quotient.h"
 
 #define RELABEL_PASSES 16          /* swap passes per level at most */
 #define RELABEL_WORK_PER_ENTRY 64 /* swap budget per quotient-graph entry */
@@ -671,23 +671,58 @@ static smp_status hand_to_nodes(struct rl *c, const smp_levels *lv, int k, int32
 
 /* Moves the ranks to phys[their node], unless that is worse than the input
  * by the levelled figures (or cannot be scored); before: scratch of the
- * grid's size. */
+ * grid's size.  Without weights both are scored on the quotient q, which
+ * gives the walk's figures exactly and costs no walk; weighted, the walk
+ * keeps the floating sums in its order. */
 static smp_status apply_unless_worse(const smp_grid *grid, const smp_stencil *st, int nnodes,
                                      const smp_levels *lv, smp_objective obj,
-                                     const int32_t *phys, int32_t *before,
-                                     int32_t *node_of_rank, smp_error *err)
+                                     const smp_quotient *q, const int32_t *phys,
+                                     int32_t *before, int32_t *node_of_rank, bool *applied,
+                                     smp_error *err)
 {
     smp_score lb[SMP_MAX_LEVELS], la[SMP_MAX_LEVELS], none = {0};
     smp_status s;
+    *applied = false;
+    if (!st->weights) {
+        if ((s = smp_levels_score_quotient(q, NULL, lv, lb, err)) ||
+            (s = smp_levels_score_quotient(q, phys, lv, la, err)))
+            return s;
+        *applied = !smp_levels_better(lb, &none, la, &none, lv->nlevels, false, obj);
+        for (int64_t r = 0; *applied && r < grid->size; r++)
+            node_of_rank[r] = phys[node_of_rank[r]];
+        return SMP_OK;
+    }
     memcpy(before, node_of_rank, sizeof(int32_t) * (size_t)grid->size);
     if ((s = smp_levels_score_compute(grid, st, node_of_rank, nnodes, lv, lb, err)))
         return s;
     for (int64_t r = 0; r < grid->size; r++)
         node_of_rank[r] = phys[node_of_rank[r]];
+    *applied = true;
     if ((s = smp_levels_score_compute(grid, st, node_of_rank, nnodes, lv, la, err)) ||
-        smp_levels_better(lb, &none, la, &none, lv->nlevels, smp_stencil_weighted(st), obj))
+        smp_levels_better(lb, &none, la, &none, lv->nlevels, smp_stencil_weighted(st), obj)) {
         memcpy(node_of_rank, before, sizeof(int32_t) * (size_t)grid->size);
+        *applied = false;
+    }
     return s;
+}
+
+/* The node and level figures of the relabelling's result into nodes and
+ * levels (nodes NULL: not asked): without weights from the quotient q of
+ * the input (NULL: none built), its node u now phys[u] (phys NULL: not
+ * moved), exact and without a walk; else by the walks. */
+static smp_status result_scores(const smp_grid *grid, const smp_stencil *st, int nnodes,
+                                const smp_levels *lv, const smp_quotient *q, const int32_t *phys,
+                                const int32_t *node_of_rank, smp_score *nodes, smp_score *levels,
+                                smp_error *err)
+{
+    smp_status s;
+    if (!nodes)
+        return SMP_OK;
+    if (q && !st->weights)
+        return (s = smp_score_quotient(q, phys, nodes, err)) ? s
+                                                             : smp_levels_score_quotient(q, phys, lv, levels, err);
+    s = smp_score_compute(grid, st, node_of_rank, nnodes, nodes, err);
+    return s ? s : smp_levels_score_compute(grid, st, node_of_rank, nnodes, lv, levels, err);
 }
 
 /* Allocates the relabelling's per-set and per-group arrays (maxg: the
@@ -727,11 +762,13 @@ static void rl_free(struct rl *c)
 
 smp_status smp_relabel_levels(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                               int nnodes, const smp_levels *lv, smp_objective obj,
-                              int32_t *node_of_rank, smp_error *err)
+                              int32_t *node_of_rank, smp_score *nodes, smp_score *levels,
+                              smp_error *err)
 {
     if (lv->nlevels < 1)
-        return SMP_OK;
+        return result_scores(grid, st, nnodes, lv, NULL, NULL, node_of_rank, nodes, levels, err);
     smp_quotient q;
+    bool applied = false;
     smp_status s = smp_quotient_build(grid, st, node_of_rank, nnodes, &q, err);
     if (s)
         return s;
@@ -762,8 +799,12 @@ smp_status smp_relabel_levels(const smp_grid *grid, const smp_stencil *st, const
     if (!s)
         s = hand_to_nodes(&c, lv, k, phys, err);
     if (!s) /* never worse than the input by the levelled figures */
-        s = apply_unless_worse(grid, st, nnodes, lv, obj, phys, before, node_of_rank, err);
+        s = apply_unless_worse(grid, st, nnodes, lv, obj, &q, phys, before, node_of_rank,
+                               &applied, err);
 done:
+    if (!s)
+        s = result_scores(grid, st, nnodes, lv, &q, applied ? phys : NULL, node_of_rank, nodes,
+                          levels, err);
     smp_quotient_free(&q);
     free(caps);
     free(phys);

@@ -168,7 +168,8 @@ static smp_status plan_groups(const smp_grid *grid, const smp_stencil *st, const
 /* Groups first: auto on the coarsest groups (or the groups of each rank
  * given in start), then split down the levels and relabelled; then, while
  * it lowers them, the coarsest groups polished and split again.  Fills
- * node_of_rank and, in meta, what the group-level auto reports. */
+ * node_of_rank and, in meta, what the group-level auto reports and the
+ * result's node and level figures (the last relabelling scores them). */
 static smp_status groups_first(const smp_grid *grid, const smp_stencil *st,
                                const int32_t *capnode, int nnodes, const smp_levels *lv,
                                smp_objective obj, int effort, const int32_t *start,
@@ -207,7 +208,8 @@ static smp_status groups_first(const smp_grid *grid, const smp_stencil *st,
             s = smp_split_down(grid, st, capnode, nnodes, lv, l, obj, effort, node_of_rank, part,
                                label, err);
         if (!s)
-            s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, node_of_rank, err);
+            s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, node_of_rank, &meta->score,
+                                   meta->level, err);
         if (s || round + 1 == POLISH_ROUNDS || !smp_anneal_applies(grid, st))
             break;
         /* the coarsest groups as they came out, polished (part: scratch) */
@@ -227,15 +229,6 @@ done:
     free(part);
     free(label);
     return s;
-}
-
-/* Scores a levelled candidate: the nodes' and every level's figures. */
-static smp_status score_all(const smp_grid *grid, const smp_stencil *st, const int32_t *node_of_rank,
-                            int nnodes, const smp_levels *lv, smp_score *nodes, smp_score *levels,
-                            smp_error *err)
-{
-    smp_status s = smp_score_compute(grid, st, node_of_rank, nnodes, nodes, err);
-    return s ? s : smp_levels_score_compute(grid, st, node_of_rank, nnodes, lv, levels, err);
 }
 
 /* Whether the used nodes (dense) all lie in one group of the finest level
@@ -270,11 +263,11 @@ static smp_status nodes_first(const smp_grid *grid, const smp_stencil *st, const
     smp_status s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
     if (!s)
         keep_copy(out, grid->size, node_only);
+    /* scored again: the same node figures, but j_max_node names a
+     * physical node now */
     if (!s)
-        s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, out->node_of_rank, err);
-    /* the same figures, but j_max_node names a physical node now */
-    if (!s)
-        s = score_all(grid, st, out->node_of_rank, nnodes, lv, &out->score, out->level, err);
+        s = smp_relabel_levels(grid, st, capnode, nnodes, lv, obj, out->node_of_rank,
+                               &out->score, out->level, err);
     return s;
 }
 
@@ -355,8 +348,6 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
         smp_placement g = {.fold_axis = -1, .algorithm = nf_alg, .refined = true};
         s = groups_first(grid, st, capnode, nnodes, lv, obj, effort, c ? seed : NULL, other, &g,
                          err);
-        if (!s)
-            s = score_all(grid, st, other, nnodes, lv, &g.score, g.level, err);
         if (s)
             goto done;
         if ((mode == SMP_LEVELS_GROUPS_FIRST && c == 0) ||

@@ -8,6 +8,7 @@
 
 #include "model/model.h"
 #include "model/edges.h"
+#include "model/quotient.h"
 
 void smp_levels_free(smp_levels *lv)
 {
@@ -108,6 +109,73 @@ static void levels_walk(const smp_edge_walk *w, const smp_stencil *st,
                         cnt, wt);
 }
 
+/* The figures of each level from the groups' counts and weights. */
+static void levels_result(const smp_levels *lv, int64_t *const *cnt, double *const *wt,
+                          smp_score *per_level)
+{
+    for (int l = 0; l < lv->nlevels; l++) {
+        smp_score *sc = &per_level[l];
+        for (int g = 0; g < lv->ngroups[l]; g++) {
+            sc->j_sum += cnt[l][g];
+            sc->w_sum += wt[l][g];
+            if (cnt[l][g] > sc->j_max) {
+                sc->j_max = cnt[l][g];
+                sc->j_max_node = g;
+            }
+            if (wt[l][g] > sc->w_max)
+                sc->w_max = wt[l][g];
+        }
+    }
+}
+
+/* Zeroed counts and weights per group of every level; false when out of
+ * memory (levels_free frees what was got). */
+static bool levels_alloc(const smp_levels *lv, int64_t **cnt, double **wt)
+{
+    bool ok = true;
+    for (int l = 0; l < lv->nlevels && ok; l++)
+        ok = (cnt[l] = calloc((size_t)lv->ngroups[l], sizeof(int64_t))) &&
+             (wt[l] = calloc((size_t)lv->ngroups[l], sizeof(double)));
+    return ok;
+}
+
+static void levels_free(int64_t **cnt, double **wt)
+{
+    for (int l = 0; l < SMP_MAX_LEVELS; l++) {
+        free(cnt[l]);
+        free(wt[l]);
+    }
+}
+
+smp_status smp_levels_score_quotient(const smp_quotient *q, const int32_t *phys,
+                                     const smp_levels *lv, smp_score *per_level, smp_error *err)
+{
+    memset(per_level, 0, sizeof(smp_score) * (size_t)lv->nlevels);
+    int64_t *cnt[SMP_MAX_LEVELS] = {0};
+    double *wt[SMP_MAX_LEVELS] = {0};
+    if (!levels_alloc(lv, cnt, wt)) {
+        levels_free(cnt, wt);
+        return smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+    }
+    for (int u = 0; u < q->n; u++) {
+        int32_t me = phys ? phys[u] : u;
+        for (int64_t i = q->start[u]; i < q->start[u + 1]; i++) {
+            int32_t other = phys ? phys[q->nb[i]] : q->nb[i];
+            int64_t c = (int64_t)q->wout[i]; /* a count: no weights */
+            for (int l = 0; l < lv->nlevels && c > 0; l++) {
+                int32_t g = lv->group_of_node[l][me];
+                if (g == lv->group_of_node[l][other])
+                    break;
+                cnt[l][g] += c;
+                wt[l][g] += (double)c;
+            }
+        }
+    }
+    levels_result(lv, cnt, wt, per_level);
+    levels_free(cnt, wt);
+    return SMP_OK;
+}
+
 smp_status smp_levels_score_compute(const smp_grid *grid, const smp_stencil *st,
                                     const int32_t *node_of_rank, int nnodes, const smp_levels *lv,
                                     smp_score *per_level, smp_error *err)
@@ -128,35 +196,18 @@ smp_status smp_levels_score_compute(const smp_grid *grid, const smp_stencil *st,
                              st->ndims, grid->ndims);
     int64_t *cnt[SMP_MAX_LEVELS] = {0};
     double *wt[SMP_MAX_LEVELS] = {0};
-    for (int l = 0; l < nl && !s; l++)
-        if (!(cnt[l] = calloc((size_t)lv->ngroups[l], sizeof(int64_t))) ||
-            !(wt[l] = calloc((size_t)lv->ngroups[l], sizeof(double))))
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+    if (!levels_alloc(lv, cnt, wt))
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
     smp_edge_walk w;
     smp_status ws = smp_edge_walk_init(&w, grid, st, false, err);
     if (!s)
         s = ws;
     if (!s) {
         levels_walk(&w, st, node_of_rank, lv, cnt, wt);
-        for (int l = 0; l < nl; l++) {
-            smp_score *sc = &per_level[l];
-            for (int g = 0; g < lv->ngroups[l]; g++) {
-                sc->j_sum += cnt[l][g];
-                sc->w_sum += wt[l][g];
-                if (cnt[l][g] > sc->j_max) {
-                    sc->j_max = cnt[l][g];
-                    sc->j_max_node = g;
-                }
-                if (wt[l][g] > sc->w_max)
-                    sc->w_max = wt[l][g];
-            }
-        }
+        levels_result(lv, cnt, wt, per_level);
     }
     smp_edge_walk_free(&w);
-    for (int l = 0; l < nl; l++) {
-        free(cnt[l]);
-        free(wt[l]);
-    }
+    levels_free(cnt, wt);
     return s;
 }
 

@@ -8,6 +8,7 @@
 
 #include "model/model.h"
 #include "model/edges.h"
+#include "model/quotient.h"
 
 /* The cut edges leaving rank r at coordinates c (the general path: any
  * target may wrap or leave the grid), and their weight added to *cut_w
@@ -112,4 +113,29 @@ smp_status smp_score_compute(const smp_grid *grid, const smp_stencil *st,
     free(out_cnt);
     free(out_w);
     return status;
+}
+
+smp_status smp_score_quotient(const smp_quotient *q, const int32_t *phys, smp_score *score,
+                              smp_error *err)
+{
+    memset(score, 0, sizeof(*score));
+    int64_t *cnt = calloc((size_t)(q->n > 0 ? q->n : 1), sizeof(int64_t));
+    if (!cnt)
+        return smp_error_set(err, SMP_ERR_SYSTEM, "score: out of memory");
+    for (int u = 0; u < q->n; u++)
+        for (int64_t i = q->start[u]; i < q->start[u + 1]; i++)
+            cnt[phys ? phys[u] : u] += (int64_t)q->wout[i];
+    /* as smp_score_compute's last loop: the first node at J_max names it */
+    for (int n = 0; n < q->n; n++) {
+        score->j_sum += cnt[n];
+        score->w_sum += (double)cnt[n];
+        if (cnt[n] > score->j_max) {
+            score->j_max = cnt[n];
+            score->j_max_node = n;
+        }
+        if ((double)cnt[n] > score->w_max)
+            score->w_max = (double)cnt[n];
+    }
+    free(cnt);
+    return SMP_OK;
 }

@@ -8,15 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/edges.h"
+#include "model/quotient.h"
 #include "network/link_net.h"
 #include "network/network.h"
-
-/* One inter-node message total of the walk: from node a to node b. */
-struct msg {
-    int32_t a, b;
-    double w;
-};
 
 void smp_link_net_free(smp_link_net *n)
 {
@@ -95,122 +89,38 @@ static bool slots_init(smp_link_net *n, const smp_levels *lv, const smp_links *l
     return true;
 }
 
-/* Appends m to *v (capacity *cap); false when out of memory. */
-static bool msg_push(struct msg **v, int64_t *count, int64_t *cap, struct msg m)
+/* The block graph: the quotient's pairs, out lists where wout > 0 and in
+ * lists where win > 0 (weights are positive: zero says no edge that way),
+ * both in neighbour order; false when out of memory. */
+static bool graph_init(smp_link_net *n, const smp_quotient *q)
 {
-    if (*count == *cap) {
-        int64_t c = *cap ? 2 * *cap : 1024;
-        struct msg *p = realloc(*v, sizeof(struct msg) * (size_t)c);
-        if (!p)
-            return false;
-        *v = p;
-        *cap = c;
+    int64_t nout = 0, nin = 0;
+    for (int64_t i = 0; i < q->start[q->n]; i++) {
+        nout += q->wout[i] > 0;
+        nin += q->win[i] > 0;
     }
-    (*v)[(*count)++] = m;
-    return true;
-}
-
-/* Every inter-node stencil message of node_of_rank into *v (*count). */
-static smp_status walk_msgs(const smp_grid *grid, const smp_stencil *st,
-                            const int32_t *node_of_rank, struct msg **v, int64_t *count,
-                            smp_error *err)
-{
-    smp_edge_walk w;
-    int64_t cap = 0;
-    smp_status s = smp_edge_walk_init(&w, grid, st, false, err);
-    if (!s) {
-        int64_t c[SMP_MAX_DIMS];
-        smp_edge_walk_first(&w, c);
-        for (int64_t r = 0; r < grid->size && !s; r++, smp_edge_walk_next(&w, c)) {
-            int32_t me = node_of_rank[r];
-            bool inner = smp_edge_interior(&w, c);
-            for (int o = 0; o < w.count && !s; o++) {
-                int64_t t = inner ? r + w.delta[o] : smp_edge_target(&w, c, r, o);
-                struct msg m = {me, t >= 0 ? node_of_rank[t] : me, st->weights ? st->weights[o] : 1.0};
-                if (m.a != m.b && !msg_push(v, count, &cap, m))
-                    s = smp_error_set(err, SMP_ERR_SYSTEM, "links: out of memory for the messages");
+    size_t nn = (size_t)n->nnodes + 1;
+    if (!(n->out_first = calloc(nn, sizeof(int64_t))) || !(n->in_first = calloc(nn, sizeof(int64_t))) ||
+        !(n->out_to = malloc(sizeof(int32_t) * (size_t)(nout ? nout : 1))) ||
+        !(n->out_w = malloc(sizeof(double) * (size_t)(nout ? nout : 1))) ||
+        !(n->in_from = malloc(sizeof(int32_t) * (size_t)(nin ? nin : 1))) ||
+        !(n->in_w = malloc(sizeof(double) * (size_t)(nin ? nin : 1))))
+        return false;
+    int64_t o = 0, j = 0;
+    for (int u = 0; u < n->nnodes; u++) {
+        for (int64_t i = q->start[u]; i < q->start[u + 1]; i++) {
+            if (q->wout[i] > 0) {
+                n->out_to[o] = q->nb[i];
+                n->out_w[o++] = q->wout[i];
+            }
+            if (q->win[i] > 0) {
+                n->in_from[j] = q->nb[i];
+                n->in_w[j++] = q->win[i];
             }
         }
+        n->out_first[u + 1] = o;
+        n->in_first[u + 1] = j;
     }
-    smp_edge_walk_free(&w);
-    return s;
-}
-
-/* The messages of m (count of them) summed per pair, sorted by sender then
- * receiver, into m[0, *np): a counting sort by sender (nodes are few next
- * to messages: at a million ranks qsort of the messages cost more than the
- * whole search), the receivers of each sender summed through last[] and
- * put in order by insertion (a sender has a handful of receivers); false
- * when out of memory. */
-static bool msg_pairs(struct msg *m, int64_t count, int nnodes, int64_t *np)
-{
-    int64_t *first = calloc((size_t)nnodes + 1, sizeof(int64_t));
-    int64_t *last = malloc(sizeof(int64_t) * (size_t)(nnodes ? nnodes : 1));
-    struct msg *by = malloc(sizeof(*by) * (size_t)(count ? count : 1));
-    bool ok = first && last && by;
-    for (int64_t i = 0; ok && i < count; i++)
-        first[m[i].a + 1]++;
-    for (int v = 0; ok && v < nnodes; v++) {
-        first[v + 1] += first[v];
-        last[v] = -1;
-    }
-    for (int64_t i = 0; ok && i < count; i++)
-        by[first[m[i].a]++] = m[i];
-    *np = 0;
-    for (int64_t i = 0, lo = 0; ok && i < count; i++) {
-        if (i == 0 || by[i].a != by[i - 1].a)
-            lo = *np; /* the sender's first pair */
-        int64_t j = last[by[i].b];
-        if (j >= lo && j < *np && m[j].a == by[i].a) {
-            m[j].w += by[i].w;
-            continue;
-        }
-        for (j = *np; j > lo && m[j - 1].b > by[i].b; j--) {
-            m[j] = m[j - 1];
-            last[m[j].b] = j;
-        }
-        m[j] = by[i];
-        last[by[i].b] = j;
-        (*np)++;
-    }
-    free(first);
-    free(last);
-    free(by);
-    return ok;
-}
-
-/* The messages summed per pair (sorted by sender, then receiver) into the
- * out and in lists; false when out of memory. */
-static bool graph_init(smp_link_net *n, struct msg *m, int64_t count)
-{
-    int64_t np;
-    if (!msg_pairs(m, count, n->nnodes, &np))
-        return false;
-    size_t nn = (size_t)n->nnodes + 1, e = (size_t)(np ? np : 1);
-    if (!(n->out_first = calloc(nn, sizeof(int64_t))) || !(n->in_first = calloc(nn, sizeof(int64_t))) ||
-        !(n->out_to = malloc(sizeof(int32_t) * e)) || !(n->in_from = malloc(sizeof(int32_t) * e)) ||
-        !(n->out_w = malloc(sizeof(double) * e)) || !(n->in_w = malloc(sizeof(double) * e)))
-        return false;
-    for (int64_t i = 0; i < np; i++) {
-        n->out_first[m[i].a + 1]++;
-        n->in_first[m[i].b + 1]++;
-    }
-    for (int v = 0; v < n->nnodes; v++) {
-        n->out_first[v + 1] += n->out_first[v];
-        n->in_first[v + 1] += n->in_first[v];
-    }
-    for (int64_t i = 0; i < np; i++) { /* m sorted by a: out lists in order */
-        n->out_to[i] = m[i].b;
-        n->out_w[i] = m[i].w;
-    }
-    for (int64_t i = 0; i < np; i++) { /* each start advanced past its list */
-        int64_t j = n->in_first[m[i].b]++;
-        n->in_from[j] = m[i].a;
-        n->in_w[j] = m[i].w;
-    }
-    for (int v = n->nnodes; v > 0; v--) /* back: list v starts where v - 1's ended */
-        n->in_first[v] = n->in_first[v - 1];
-    n->in_first[0] = 0;
     return true;
 }
 
@@ -259,8 +169,7 @@ smp_status smp_link_net_init(smp_link_net *n, const smp_grid *grid, const smp_st
     memset(n, 0, sizeof(*n));
     n->nl = lv->nlevels;
     n->nnodes = nnodes;
-    struct msg *m = NULL;
-    int64_t count = 0;
+    smp_quotient q = {0};
     smp_status s = SMP_OK;
     if (!(n->pos = malloc(sizeof(int32_t) * (size_t)nnodes)) ||
         !(n->block_of_node = malloc(sizeof(int32_t) * (size_t)nnodes)) ||
@@ -269,10 +178,10 @@ smp_status smp_link_net_init(smp_link_net *n, const smp_grid *grid, const smp_st
     if (!s)
         s = smp_node_positions(lv, nnodes, n->pos, err);
     if (!s)
-        s = walk_msgs(grid, st, node_of_rank, &m, &count, err);
-    if (!s && !graph_init(n, m, count))
+        s = smp_quotient_build(grid, st, node_of_rank, nnodes, &q, err);
+    if (!s && !graph_init(n, &q))
         s = smp_error_set(err, SMP_ERR_SYSTEM, "links: out of memory for the block graph");
-    free(m);
+    smp_quotient_free(&q);
     for (int v = 0; !s && v < nnodes; v++)
         n->block_of_node[v] = n->node_of_block[v] = v;
     for (int x = 0; !s && x < nnodes; x++) /* trial 0: nothing journaled */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* J_sum / J_max against a naive reference scorer on random instances. */
+/* J_sum / J_max against a naive reference scorer on random instances;
+ * the scores off the quotient graph against the walks'. */
 #include "unit_util.h"
+#include "model/quotient.h"
 
 /* A random stencil of count offsets in d dims with components in
  * [-amax, amax], no zero vector, no duplicates. */
@@ -199,6 +201,97 @@ static void test_score_random_vs_brute(void **state)
     assert_int_equal(checked, 3000);
 }
 
+/* Whether a and b are the same figures, to the bit and the node named. */
+static bool same_figures(const smp_score *a, const smp_score *b)
+{
+    return a->j_sum == b->j_sum && a->j_max == b->j_max && a->j_max_node == b->j_max_node &&
+           a->w_sum == b->w_sum && a->w_max == b->w_max;
+}
+
+/* Without weights, the node and level figures off the quotient graph,
+ * with the nodes relabelled or not, are the walks' exactly: the planner
+ * takes them in place of a walk (improve/relabel.c), so a plan depends on
+ * it.  Random grids, stencils, placements, one or two levels of groups and
+ * a random relabelling. */
+static void test_score_quotient_vs_walk(void **state)
+{
+    (void)state;
+    tu_rng rng = {20261207};
+    for (int trial = 0; trial < 600; trial++) {
+        smp_error err;
+        smp_grid g;
+        smp_stencil st;
+        int d = (int)tu_range(&rng, 1, 3);
+        int64_t dims[SMP_MAX_DIMS], size = 1;
+        bool per[SMP_MAX_DIMS];
+        for (int i = 0; i < d; i++) {
+            dims[i] = tu_range(&rng, 1, d == 1 ? 60 : d == 2 ? 14 : 6);
+            per[i] = tu_range(&rng, 0, 1);
+            size *= dims[i];
+        }
+        assert_ok(smp_grid_init(&g, d, dims, per, &err), err);
+        int32_t offs[12 * 3];
+        int count = random_offsets(&rng, d, (int)tu_range(&rng, 1, 12), 3, offs);
+        assert_ok(smp_stencil_init(&st, d, count, offs, NULL, "stencil", &err), err);
+        int nnodes = (int)tu_range(&rng, 1, (int)(size < 24 ? size : 24));
+        int32_t *place = malloc(sizeof(int32_t) * (size_t)size);
+        int32_t *moved = malloc(sizeof(int32_t) * (size_t)size);
+        int32_t *phys = malloc(sizeof(int32_t) * (size_t)nnodes);
+        assert_true(place && moved && phys);
+        int mode = (int)tu_range(&rng, 0, 2);
+        for (int64_t r = 0; r < size; r++)
+            place[r] = mode == 0   ? (int32_t)tu_range(&rng, 0, nnodes - 1)
+                       : mode == 1 ? (int32_t)(r * nnodes / size)
+                                   : (int32_t)(r % nnodes);
+        for (int v = 0; v < nnodes; v++) /* a random permutation */
+            phys[v] = v;
+        for (int v = nnodes - 1; v > 0; v--) {
+            int u = (int)tu_range(&rng, 0, v);
+            int32_t t = phys[u];
+            phys[u] = phys[v];
+            phys[v] = t;
+        }
+        for (int64_t r = 0; r < size; r++)
+            moved[r] = phys[place[r]];
+        smp_levels lv = {.nlevels = (int)tu_range(&rng, 1, 2), .nnodes = nnodes};
+        int leaf = (int)tu_range(&rng, 1, 4), top = leaf * (int)tu_range(&rng, 1, 3);
+        for (int l = 0; l < lv.nlevels; l++) {
+            int per_group = l == 0 ? leaf : top;
+            lv.ngroups[l] = (nnodes + per_group - 1) / per_group;
+            lv.group_of_node[l] = malloc(sizeof(int32_t) * (size_t)nnodes);
+            assert_non_null(lv.group_of_node[l]);
+            for (int v = 0; v < nnodes; v++)
+                lv.group_of_node[l][v] = v / per_group;
+        }
+        smp_quotient q;
+        assert_ok(smp_quotient_build(&g, &st, place, nnodes, &q, &err), err);
+        for (int relabel = 0; relabel < 2; relabel++) {
+            const int32_t *map = relabel ? moved : place;
+            smp_score walk, off, wl[SMP_MAX_LEVELS], ql[SMP_MAX_LEVELS];
+            assert_ok(smp_score_compute(&g, &st, map, nnodes, &walk, &err), err);
+            assert_ok(smp_score_quotient(&q, relabel ? phys : NULL, &off, &err), err);
+            if (!same_figures(&walk, &off))
+                fail_msg("trial %d relabel %d: nodes %lld/%lld on %d, quotient %lld/%lld on %d",
+                         trial, relabel, (long long)walk.j_sum, (long long)walk.j_max,
+                         walk.j_max_node, (long long)off.j_sum, (long long)off.j_max,
+                         off.j_max_node);
+            assert_ok(smp_levels_score_compute(&g, &st, map, nnodes, &lv, wl, &err), err);
+            assert_ok(smp_levels_score_quotient(&q, relabel ? phys : NULL, &lv, ql, &err), err);
+            for (int l = 0; l < lv.nlevels; l++)
+                if (!same_figures(&wl[l], &ql[l]))
+                    fail_msg("trial %d relabel %d level %d: walk %lld/%lld, quotient %lld/%lld",
+                             trial, relabel, l, (long long)wl[l].j_sum, (long long)wl[l].j_max,
+                             (long long)ql[l].j_sum, (long long)ql[l].j_max);
+        }
+        smp_quotient_free(&q);
+        smp_levels_free(&lv);
+        free(place);
+        free(moved);
+        free(phys);
+        smp_stencil_free(&st);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_score_wrap_large_offsets),
         cmocka_unit_test(test_score_rejects),
         cmocka_unit_test(test_score_random_vs_brute),
+        cmocka_unit_test(test_score_quotient_vs_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

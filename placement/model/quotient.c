@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The quotient graph of a placement: one vertex per node, an edge between
  * two nodes when stencil edges join their ranks, weighed by those edges in
- * each direction.  relabel.c hands whole nodes to groups on it, so it must
- * be small: a node of a good placement touches a few dozen others.  The
+ * each direction.  improve/relabel.c hands whole nodes to groups on it and
+ * network/link_net.c routes node to node on it, so it must be small: a
+ * node of a good placement touches a few dozen others.  The
  * pairs are gathered in an open-addressing hash table that grows as
  * needed (a scattered placement just makes it larger), then laid out per
  * node, sorted by neighbour so the result depends only on the input. */
@@ -10,7 +11,7 @@
 #include <string.h>
 
 #include "model/edges.h"
-#include "improve/quotient.h"
+#include "model/quotient.h"
 
 struct pair_table {
     uint64_t *key; /* (a << 32 | b) + 1; 0 marks an empty slot */
@@ -26,9 +27,10 @@ static size_t slot_of(uint64_t key, size_t cap)
     return (size_t)key & (cap - 1);
 }
 
-static bool table_grow(struct pair_table *t)
+/* Doubles t's capacity, or gives an empty t its first: cap0 slots. */
+static bool table_grow(struct pair_table *t, size_t cap0)
 {
-    size_t ncap = t->cap ? t->cap * 2 : 1024;
+    size_t ncap = t->cap ? t->cap * 2 : cap0;
     uint64_t *nk = calloc(ncap, sizeof(uint64_t));
     double *nw = malloc(sizeof(double) * ncap);
     if (!nk || !nw) {
@@ -55,7 +57,7 @@ static bool table_grow(struct pair_table *t)
 
 static bool table_add(struct pair_table *t, int32_t a, int32_t b, double w)
 {
-    if (2 * (t->used + 1) > t->cap && !table_grow(t))
+    if (2 * (t->used + 1) > t->cap && !table_grow(t, 0))
         return false;
     uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
     size_t s = slot_of(key, t->cap);
@@ -129,6 +131,19 @@ static bool quotient_walk(const smp_edge_walk *w, const smp_stencil *st,
     return true;
 }
 
+/* Room for each node to send to as many others as the stencil has
+ * entries (a blocked layout's node meets about that many), at half load,
+ * so that a good placement's table never grows: growing from small had
+ * rehashed every pair about twice at a million ranks. */
+static size_t first_capacity(const smp_edge_walk *w, int nnodes)
+{
+    int64_t senders = nnodes < w->grid->size ? nnodes : w->grid->size;
+    size_t want = 2 * (size_t)senders * (size_t)(w->count > 0 ? w->count : 1), cap = 1024;
+    while (cap < want)
+        cap *= 2;
+    return cap;
+}
+
 smp_status smp_quotient_build(const smp_grid *grid, const smp_stencil *st,
                               const int32_t *node_of_rank, int nnodes, smp_quotient *q,
                               smp_error *err)
@@ -138,16 +153,16 @@ smp_status smp_quotient_build(const smp_grid *grid, const smp_stencil *st,
     smp_edge_walk w;
     smp_status s = smp_edge_walk_init(&w, grid, st, false, err);
     uint64_t *keys = NULL;
-    if (!s && !table_grow(&t))
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+    if (!s && !table_grow(&t, first_capacity(&w, nnodes)))
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "node graph: out of memory");
     if (!s && !quotient_walk(&w, st, node_of_rank, &t))
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "node graph: out of memory");
     smp_edge_walk_free(&w);
     /* every unordered pair once each way: a -> b and b -> a land in the
      * lists of both ends */
     size_t m = 0;
     if (!s && !(keys = malloc(sizeof(uint64_t) * (2 * t.used + 1))))
-        s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+        s = smp_error_set(err, SMP_ERR_SYSTEM, "node graph: out of memory");
     for (size_t i = 0; !s && i < t.cap; i++) {
         if (!t.key[i])
             continue;
@@ -165,7 +180,7 @@ smp_status smp_quotient_build(const smp_grid *grid, const smp_stencil *st,
         q->wout = malloc(sizeof(double) * (m + 1));
         q->win = malloc(sizeof(double) * (m + 1));
         if (!q->start || !q->nb || !q->wout || !q->win)
-            s = smp_error_set(err, SMP_ERR_SYSTEM, "levels: out of memory");
+            s = smp_error_set(err, SMP_ERR_SYSTEM, "node graph: out of memory");
     }
     for (size_t i = 0; !s && i < m; i++) {
         int32_t a = (int32_t)(keys[i] >> 32), b = (int32_t)(keys[i] & 0xffffffffu);

@@ -46,7 +46,61 @@ struct by_links {
     smp_placement node_only;
     smp_link_score node_only_link;
     bool node_only_scored;
+    smp_quotient q;  /* node_only's node graph, once built (has_q) */
+    bool has_q;
+    int32_t *phys;   /* nnodes: a placement's node of node_only's node u */
+    uint8_t *taken;  /* nnodes: scratch for relabelling_of */
 };
+
+/* Whether x is node_only with its nodes renamed (every node's ranks all
+ * on one node of x, no two on the same), the renaming into b->phys. */
+static bool relabelling_of(struct by_links *b, const int32_t *x)
+{
+    const int32_t *from = b->node_only.node_of_rank;
+    for (int u = 0; u < b->nnodes; u++) {
+        b->phys[u] = -1;
+        b->taken[u] = 0;
+    }
+    for (int64_t r = 0; r < b->grid->size; r++) {
+        int32_t u = from[r];
+        if (b->phys[u] < 0) {
+            if (b->taken[x[r]])
+                return false;
+            b->phys[u] = x[r];
+            b->taken[x[r]] = 1;
+        } else if (b->phys[u] != x[r]) {
+            return false;
+        }
+    }
+    for (int u = 0; u < b->nnodes; u++) /* nodes without ranks send nothing */
+        if (b->phys[u] < 0)
+            b->phys[u] = u;
+    return true;
+}
+
+/* node_of_rank scored on the links into *out.  Nodes first, the node-only
+ * plan and the swapped winner are mostly node_only with its nodes renamed:
+ * then, without weights and under static or adaptive routing, the score
+ * comes exactly off node_only's node graph (built once, a walk's cost)
+ * with no walk of its own (smp_link_score_quotient). */
+static smp_status link_score(struct by_links *b, const int32_t *node_of_rank,
+                             smp_link_score *out, smp_error *err)
+{
+    const smp_links *lk = b->opts->links;
+    bool graph = !b->st->weights && lk->routing != SMP_ROUTING_DIRECT &&
+                 b->node_only.ranks == b->grid->size && b->phys && b->taken;
+    smp_status s = SMP_OK;
+    if (graph && !b->has_q) {
+        s = smp_quotient_build(b->grid, b->st, b->node_only.node_of_rank, b->nnodes, &b->q, err);
+        b->has_q = !s;
+    }
+    if (s)
+        return s;
+    if (graph && relabelling_of(b, node_of_rank))
+        return smp_link_score_quotient(&b->q, b->phys, b->opts->levels, lk, out, err);
+    return smp_link_score_compute(b->grid, b->st, node_of_rank, b->nnodes, b->opts->levels, lk,
+                                  out, err);
+}
 
 /* Candidate k into out (its node_of_rank allocated): 0 nodes first (the
  * node plan's figures kept), 1 groups first, 2 the node-only plan, then
@@ -120,8 +174,7 @@ static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
         c->link = b->node_only_link;
         return SMP_OK;
     }
-    s = smp_link_score_compute(b->grid, b->st, c->node_of_rank, b->nnodes, b->opts->levels,
-                               b->opts->links, &c->link, err);
+    s = link_score(b, c->node_of_rank, &c->link, err);
     if (!s && k == 2 && b->node_only.ranks == b->grid->size) { /* candidate 2 is node_only */
         b->node_only_link = c->link;
         b->node_only_scored = true;
@@ -149,8 +202,7 @@ static smp_status swap_blocks(struct by_links *b, smp_placement *out, bool *swap
     if (s || !st.swaps)
         return s;
     *swapped = true;
-    return smp_link_score_compute(b->grid, b->st, out->node_of_rank, b->nnodes, lv, lk,
-                                  &out->link, err);
+    return link_score(b, out->node_of_rank, &out->link, err);
 }
 
 /* every candidate planned and scored on the links, the best
@@ -163,8 +215,10 @@ static smp_status plan_by_links(struct by_links *b, smp_placement *out, smp_erro
     size_t bytes = sizeof(int32_t) * (size_t)b->grid->size;
     smp_placement c = {.node_of_rank = malloc(bytes)};
     b->node_only = (smp_placement){.node_of_rank = malloc(bytes)};
+    b->phys = malloc(sizeof(int32_t) * (size_t)b->nnodes);
+    b->taken = malloc((size_t)b->nnodes);
     smp_status s = SMP_OK;
-    if (!c.node_of_rank || !b->node_only.node_of_rank)
+    if (!c.node_of_rank || !b->node_only.node_of_rank || !b->phys || !b->taken)
         s = smp_error_set(err, SMP_ERR_SYSTEM, "plan: out of memory");
     for (int k = 0; k < last && !s; k++) {
         bool skip;
@@ -188,6 +242,10 @@ static smp_status plan_by_links(struct by_links *b, smp_placement *out, smp_erro
     }
     smp_placement_free(&c);
     smp_placement_free(&b->node_only);
+    if (b->has_q)
+        smp_quotient_free(&b->q);
+    free(b->phys);
+    free(b->taken);
     out->by_links = true;
     return s;
 }

@@ -306,3 +306,23 @@ smp_status smp_link_score_compute(const smp_grid *grid, const smp_stencil *st,
     net_free(&n);
     return s;
 }
+
+smp_status smp_link_score_quotient(const smp_quotient *q, const int32_t *phys,
+                                   const smp_levels *lv, const smp_links *lk,
+                                   smp_link_score *out, smp_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->to = -1;
+    if (lk && lk->routing == SMP_ROUTING_DIRECT)
+        return smp_error_set(err, SMP_ERR_INPUT, "links: direct routing is scored on the edges");
+    struct net n;
+    smp_status s = net_init(&n, lv, lk, q->n, err);
+    for (int u = 0; !s && u < q->n; u++)
+        for (int64_t i = q->start[u]; i < q->start[u + 1]; i++)
+            if (q->wout[i] > 0)
+                net_route(&n, phys ? phys[u] : u, phys ? phys[q->nb[i]] : q->nb[i], q->wout[i]);
+    if (!s)
+        net_result(&n, lk, out);
+    net_free(&n);
+    return s;
+}

@@ -10,6 +10,7 @@
 #define STENCILMAP_NETWORK_H
 
 #include "model/model.h"
+#include "model/quotient.h"
 
 /* Each node's position for static routing: the step's nodes listed leaf
  * by leaf (level 0's groups in the order of their first node, nodes in
@@ -38,6 +39,16 @@ void smp_pair_loads_free(smp_pair_loads *t);
 bool smp_pair_loads_add(smp_pair_loads *t, int32_t a, int32_t b, double w);
 /* Slot i's pair and load; false when the slot is empty. */
 bool smp_pair_loads_at(const smp_pair_loads *t, int64_t i, int32_t *a, int32_t *b, double *w);
+
+/* smp_link_score_compute's figures from the node graph q of a placement,
+ * node u's ranks moved to node phys[u] (phys NULL: where they are), for a
+ * stencil without weights under static or adaptive routing only: every
+ * load is then a count, the same in any order, and the figures are read
+ * off the loads in link order (link_load.c).  Direct routing's pair table
+ * keeps its pairs in the order they come, so it takes the walk. */
+smp_status smp_link_score_quotient(const smp_quotient *q, const int32_t *phys,
+                                   const smp_levels *lv, const smp_links *lk,
+                                   smp_link_score *out, smp_error *err);
 
 /* What smp_swap_blocks did: trials and swaps kept, L_max before and after
  * by the incremental model (link_net.c), and the bound before them

@@ -5,7 +5,8 @@
  * uplinks and downlinks at each level; adaptive routing as a message split
  * into k equal parts; direct routing over the k named links of every
  * ordered pair of groups, a message split over them), and against the scale bench's own re-statement of
- * SimGrid's routing (contrib/bench/scale/linkload.py) on one case;
+ * SimGrid's routing (contrib/bench/scale/linkload.py) on one case, and
+ * off the node graph against the walk;
  * auto planning by it; and the block swaps (network/block_swaps.c). */
 #include <math.h>
 
@@ -269,6 +270,43 @@ static void net_case_free(struct net_case *c)
     smp_stencil_free(&c->st);
 }
 
+/* smp_link_score_quotient of pl's node graph, its nodes renamed by a
+ * random permutation, against the walk of the renamed placement. */
+static void check_quotient_score(tu_rng *rng, const char *what, const smp_grid *g,
+                                 const smp_stencil *st, const int32_t *pl, int n,
+                                 const smp_levels *lv, const smp_links *lk)
+{
+    smp_error err;
+    int32_t *phys = malloc(sizeof(int32_t) * (size_t)n);
+    int32_t *moved = malloc(sizeof(int32_t) * (size_t)g->size);
+    assert_true(phys && moved);
+    for (int v = 0; v < n; v++)
+        phys[v] = v;
+    for (int v = n - 1; v > 0; v--) {
+        int u = (int)tu_range(rng, 0, v);
+        int32_t t = phys[u];
+        phys[u] = phys[v];
+        phys[v] = t;
+    }
+    for (int64_t r = 0; r < g->size; r++)
+        moved[r] = phys[pl[r]];
+    smp_quotient q;
+    assert_ok(smp_quotient_build(g, st, pl, n, &q, &err), err);
+    smp_link_score walk, off;
+    assert_ok(smp_link_score_compute(g, st, moved, n, lv, lk, &walk, &err), err);
+    assert_ok(smp_link_score_quotient(&q, phys, lv, lk, &off, &err), err);
+    if (walk.l_max != off.l_max || walk.bound != off.bound || walk.up_max != off.up_max ||
+        walk.node_max != off.node_max || walk.level != off.level || walk.where != off.where ||
+        walk.down != off.down || walk.to != off.to)
+        fail_msg("%s: off the node graph L_max %.12g at %d/%d, bound %.12g; the walk %.12g at "
+                 "%d/%d, bound %.12g",
+                 what, off.l_max, off.level, (int)off.where, off.bound, walk.l_max, walk.level,
+                 (int)walk.where, walk.bound);
+    smp_quotient_free(&q);
+    free(phys);
+    free(moved);
+}
+
 static void test_link_score_reference(void **state)
 {
     (void)state;
@@ -305,6 +343,10 @@ static void test_link_score_reference(void **state)
         } else {
             assert_int_equal(ls.to, -1);
         }
+        /* without weights, under static or adaptive routing, off the node
+         * graph with the nodes renamed: the walk's figures to the bit */
+        if (!st.weights && lk.routing != SMP_ROUTING_DIRECT)
+            check_quotient_score(&rng, what, &g, &st, pl, n, &lv, &lk);
         /* the node links alone: what J_max and the figures in stay */
         smp_link_score bare;
         assert_ok(smp_link_score_compute(&g, &st, pl, n, NULL, NULL, &bare, &err), err);

@@ -184,7 +184,8 @@ static smp_status auto_in_order(const smp_grid *grid, const smp_stencil *st, con
                                 int effort, const smp_levels *lv, smp_placement *out,
                                 smp_error *err)
 {
-    smp_status s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+    smp_status s =
+        smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, NULL, err);
     if (!s)
         s = order_nodes(grid, st, cap, dense, ndense, nnodes, obj, out, err);
     if (!s && lv) {
@@ -238,7 +239,7 @@ smp_status smp_plan_with(const smp_grid *grid, const smp_stencil *st, const int3
         s = auto_in_order(grid, st, cap, dense, ndense, nnodes, obj, effort, lv, out, err);
     else if (lv)
         s = smp_plan_levels(grid, st, cap, dense, ndense, nnodes, lv, opts->levels_mode, obj,
-                            effort, out, NULL, err);
+                            effort, out, NULL, NULL, err);
     else
         s = auto_in_order(grid, st, cap, dense, ndense, nnodes, obj, effort, NULL, out, err);
     if (!s && !out->by_links) /* on the links given (node links alone without) */

@@ -55,6 +55,7 @@ struct auto_run {
     int32_t *sum_best; /* under "max", where annealing applies: the best
                         * placement by J_sum that refinement reached... */
     smp_score sum_best_score; /* ...and its score (j_sum < 0: none yet) */
+    smp_auto_built *noted; /* the unfolded constructions' scores, or NULL */
     struct cand cands[(SMP_MAX_DIMS + 1) * SMP_ALG_COUNT];
     int nc;
     int64_t budget;
@@ -98,6 +99,10 @@ static smp_status construct_on(struct auto_run *a, int f, smp_error *err)
         c->alg = algs[t];
         c->fold = f;
         c->seq = a->nc++;
+        if (f < 0 && a->noted) {
+            a->noted->have[c->alg] = true;
+            a->noted->score[c->alg] = c->sc;
+        }
         if (a->nc == 1 || smp_score_better_for(&c->sc, &a->out->score, a->weighted, a->obj)) {
             memcpy(a->out->node_of_rank, a->trial, a->bytes);
             a->out->score = c->sc;
@@ -266,7 +271,8 @@ static smp_status anneal_best(struct auto_run *a, smp_error *err)
 
 smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                          const int32_t *dense, int ndense, int nnodes, smp_objective obj,
-                         int effort, smp_placement *out, smp_error *err)
+                         int effort, smp_placement *out, smp_auto_built *built,
+                         smp_error *err)
 {
     struct auto_run *a = calloc(1, sizeof(*a));
     if (!a)
@@ -274,7 +280,10 @@ smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int3
     *a = (struct auto_run){.grid = grid, .st = st, .cap = cap, .dense = dense, .ndense = ndense,
                            .nnodes = nnodes, .obj = obj, .effort = effort,
                            .weighted = smp_stencil_weighted(st),
-                           .bytes = sizeof(int32_t) * (size_t)grid->size, .out = out};
+                           .bytes = sizeof(int32_t) * (size_t)grid->size, .out = out,
+                           .noted = built};
+    if (built)
+        memset(built, 0, sizeof(*built));
     a->trial = malloc(a->bytes);
     bool keep = obj == SMP_OBJ_MAX && grid->size >= 2 && grid->size <= AUTO_KEEP_MAX_RANKS;
     if (keep)

@@ -8,12 +8,23 @@
 
 #include "model/model.h"
 
+/* The score of each construction auto built as it is, unfolded
+ * (have[alg]): what smp_plan_one would give it on the same shares, so a
+ * caller that weighs the constructions alone too knows one's figures
+ * without building it (plan_links.c). */
+typedef struct {
+    bool have[SMP_ALG_COUNT];
+    smp_score score[SMP_ALG_COUNT];
+} smp_auto_built;
+
 /* Fills out->node_of_rank (allocated by the caller), score, algorithm,
  * fold_axis, constructed and refined; anneals with effort times the
- * default budget. */
+ * default budget.  built (NULL: not wanted) gets the constructions'
+ * scores. */
 smp_status smp_plan_auto(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                          const int32_t *dense_to_node, int ndense, int nnodes,
-                         smp_objective obj, int effort, smp_placement *out, smp_error *err);
+                         smp_objective obj, int effort, smp_placement *out,
+                         smp_auto_built *built, smp_error *err);
 
 /* One construction alg into out->node_of_rank (allocated by the
  * caller), scored on the nodes and, given lv, on its levels. */

@@ -44,6 +44,7 @@ struct by_links {
     int ndense, nnodes, effort;
     const smp_plan_opts *opts;
     smp_placement node_only;
+    smp_auto_built built; /* the node plan's constructions, scored */
     smp_link_score node_only_link;
     bool node_only_scored;
     smp_quotient q;  /* node_only's node graph, once built (has_q) */
@@ -102,6 +103,14 @@ static smp_status link_score(struct by_links *b, const int32_t *node_of_rank,
                                   out, err);
 }
 
+/* Whether c, scored on the nodes, is sure to load its busiest link above
+ * out's L_max (to rounding): without weights a node's link out carries
+ * exactly its cut edges (link_load.c), so L_max >= J_max. */
+static bool above_by_nodes(const smp_placement *c, const smp_placement *out, const smp_stencil *st)
+{
+    return !st->weights && cmp_load((double)c->score.j_max, out->link.l_max) > 0;
+}
+
 /* Candidate k into out (its node_of_rank allocated): 0 nodes first (the
  * node plan's figures kept), 1 groups first, 2 the node-only plan, then
  * each construction auto tries, alone (SMP_ERR_INFEASIBLE, no message:
@@ -114,7 +123,8 @@ static smp_status candidate(struct by_links *b, int k, smp_placement *out, smp_e
     if (k < 2)
         return smp_plan_levels(b->grid, b->st, b->cap, b->dense, b->ndense, b->nnodes, lv,
                                k == 0 ? SMP_LEVELS_NODES_FIRST : SMP_LEVELS_GROUPS_FIRST, obj,
-                               b->effort, out, k == 0 ? &b->node_only : NULL, err);
+                               b->effort, out, k == 0 ? &b->node_only : NULL,
+                               k == 0 ? &b->built : NULL, err);
     if (k == 2 && b->node_only.ranks == b->grid->size) {
         int32_t *buf = out->node_of_rank;
         *out = b->node_only;
@@ -125,22 +135,33 @@ static smp_status candidate(struct by_links *b, int k, smp_placement *out, smp_e
     if (k == 2) {
         out->nlevels = lv->nlevels;
         return smp_plan_auto(b->grid, b->st, b->cap, b->dense, b->ndense, b->nnodes, obj,
-                             b->effort, out, err);
+                             b->effort, out, &b->built, err);
     }
     const smp_algorithm *algs;
     int n = smp_auto_constructions(&algs);
     if (k - 3 >= n || !smp_auto_tries(algs[k - 3], b->grid->size))
         return SMP_ERR_INFEASIBLE;
-    return smp_plan_one(b->grid, b->st, algs[k - 3], b->cap, b->dense, b->ndense, b->nnodes, NULL,
-                    out, err);
+    smp_algorithm alg = algs[k - 3];
+    if (!b->built.have[alg])
+        return smp_plan_one(b->grid, b->st, alg, b->cap, b->dense, b->ndense, b->nnodes, NULL,
+                            out, err);
+    /* smp_plan_one, its score known from auto's run on the same shares */
+    out->score = out->constructed = b->built.score[alg];
+    out->algorithm = alg;
+    return smp_run_construction(alg, -1, b->grid, b->st, b->cap, b->dense, b->ndense,
+                                out->node_of_rank, err);
 }
 
-/* Whether c, scored on the nodes, is sure to load its busiest link above
- * out's L_max (to rounding): without weights a node's link out carries
- * exactly its cut edges (link_load.c), so L_max >= J_max. */
-static bool above_by_nodes(const smp_placement *c, const smp_placement *out, const smp_stencil *st)
+/* Whether candidate k (>= 3) is a construction whose figures, known from
+ * auto's run, put it above out's L_max already: not built at all. */
+static bool known_above(const struct by_links *b, int k, const smp_placement *out)
 {
-    return !st->weights && cmp_load((double)c->score.j_max, out->link.l_max) > 0;
+    const smp_algorithm *algs;
+    int n = smp_auto_constructions(&algs);
+    if (k < 3 || k - 3 >= n || !b->built.have[algs[k - 3]])
+        return false;
+    smp_placement known = {.score = b->built.score[algs[k - 3]]};
+    return above_by_nodes(&known, out, b->st);
 }
 
 /* Candidate k planned into c (its node_of_rank allocated, the rest
@@ -157,6 +178,10 @@ static smp_status plan_scored(struct by_links *b, int k, smp_placement *c,
     c->fold_axis = -1;
     c->ranks = b->grid->size;
     c->nnodes = b->nnodes;
+    if (k >= 3 && known_above(b, k, out)) {
+        *skip = true;
+        return SMP_OK;
+    }
     smp_error cerr;
     smp_status s = candidate(b, k, c, k >= 3 ? &cerr : err);
     *skip = s && k >= 3; /* a construction auto does not try, or that does not apply */

@@ -51,7 +51,7 @@ static smp_status plan_orders(const smp_grid *grid, const smp_stencil *st, const
                               const int32_t *gd, int ngd, int ng, smp_objective obj, int effort,
                               smp_placement *gp, smp_error *err)
 {
-    smp_status s = smp_plan_auto(grid, st, gc, gd, ngd, ng, obj, effort, gp, err);
+    smp_status s = smp_plan_auto(grid, st, gc, gd, ngd, ng, obj, effort, gp, NULL, err);
     bool unequal = false;
     for (int i = 1; i < ngd; i++)
         unequal = unequal || gc[i] != gc[0];
@@ -78,7 +78,7 @@ static smp_status plan_orders(const smp_grid *grid, const smp_stencil *st, const
             c2[i] = pairs[2 * k];
             d2[i] = pairs[2 * k + 1];
         }
-        if ((s = smp_plan_auto(grid, st, c2, d2, ngd, ng, obj, effort, &alt, err)))
+        if ((s = smp_plan_auto(grid, st, c2, d2, ngd, ng, obj, effort, &alt, NULL, err)))
             break;
         if (smp_score_better_for(&alt.score, &gp->score, weighted, obj)) {
             memcpy(gp->node_of_rank, alt.node_of_rank, bytes);
@@ -258,9 +258,11 @@ static void keep_copy(const smp_placement *pl, int64_t ranks, smp_placement *kee
 static smp_status nodes_first(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                               const int32_t *dense, int ndense, const int32_t *capnode,
                               int nnodes, const smp_levels *lv, smp_objective obj, int effort,
-                              smp_placement *out, smp_placement *node_only, smp_error *err)
+                              smp_placement *out, smp_placement *node_only, smp_auto_built *built,
+                              smp_error *err)
 {
-    smp_status s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+    smp_status s =
+        smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, built, err);
     if (!s)
         keep_copy(out, grid->size, node_only);
     /* scored again: the same node figures, but j_max_node names a
@@ -300,7 +302,8 @@ static void adopt(smp_placement *out, const smp_placement *g, const int32_t *oth
 smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const int32_t *cap,
                            const int32_t *dense, int ndense, int nnodes, const smp_levels *lv,
                            smp_levels_mode mode, smp_objective obj, int effort,
-                           smp_placement *out, smp_placement *node_only, smp_error *err)
+                           smp_placement *out, smp_placement *node_only, smp_auto_built *built,
+                           smp_error *err)
 {
     size_t bytes = sizeof(int32_t) * (size_t)grid->size;
     int32_t *capnode = calloc((size_t)nnodes, sizeof(int32_t));
@@ -318,7 +321,7 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
     /* a step whose ranks all land in one group of the finest level (so of
      * every level) plans exactly as without levels */
     if (in_one_group(lv, dense, ndense)) {
-        s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, err);
+        s = smp_plan_auto(grid, st, cap, dense, ndense, nnodes, obj, effort, out, built, err);
         if (!s && mode != SMP_LEVELS_GROUPS_FIRST)
             keep_copy(out, grid->size, node_only);
         if (!s)
@@ -327,7 +330,7 @@ smp_status smp_plan_levels(const smp_grid *grid, const smp_stencil *st, const in
     }
     if (mode != SMP_LEVELS_GROUPS_FIRST) {
         s = nodes_first(grid, st, cap, dense, ndense, capnode, nnodes, lv, obj, effort, out,
-                        node_only, err);
+                        node_only, built, err);
         if (s || mode == SMP_LEVELS_NODES_FIRST)
             goto done;
     }

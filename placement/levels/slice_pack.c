@@ -133,7 +133,8 @@ static smp_status lay_out_slices(const smp_grid *slice, const smp_stencil *st,
             pk->pc[k] = (int32_t)pk->pranks[pk->start[sl] + k];
             pk->pd[k] = dense[pk->pgroup[pk->start[sl] + k]];
         }
-        s = smp_plan_auto(slice, st, pk->pc, pk->pd, np, nnodes, obj, effort, &pk->sp, err);
+        s = smp_plan_auto(slice, st, pk->pc, pk->pd, np, nnodes, obj, effort, &pk->sp, NULL,
+                          err);
         for (int64_t i = 0; !s && i < q; i++)
             node_of_rank[slice_ranks[i]] = pk->sp.node_of_rank[i];
     }

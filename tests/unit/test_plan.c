@@ -3,6 +3,8 @@
  * valid placement with the score it reports; auto must not lose to any
  * single construction; the thesis worked example. */
 #include "unit_util.h"
+#include "construct/construct.h"
+#include "plan_auto.h"
 
 static const smp_algorithm all_algs[] = {SMP_ALG_BLOCKED, SMP_ALG_HYPERPLANE, SMP_ALG_STRIPS,
                                          SMP_ALG_KDTREE,  SMP_ALG_NODECART,   SMP_ALG_BISECT,
@@ -570,6 +572,67 @@ static void test_plan_effort(void **state)
                  (long long)total[0]);
 }
 
+/* The constructions' scores auto notes (smp_auto_built) are what
+ * smp_plan_one gives each construction on the same shares, to the bit
+ * and the node named: plan_links.c takes them in its stead.  Every
+ * construction auto tries on the grid is noted. */
+static void test_auto_built_scores(void **state)
+{
+    (void)state;
+    tu_rng rng = {36061};
+    smp_error err;
+    int noted = 0;
+    for (int it = 0; it < 120; it++) {
+        smp_grid g;
+        smp_stencil st;
+        int32_t *slots;
+        int n;
+        char what[256];
+        tu_random_instance(&rng, &g, &st, &slots, &n, what, sizeof(what));
+        int32_t *cap = malloc(sizeof(int32_t) * (size_t)n), *dense = malloc(sizeof(int32_t) * (size_t)n);
+        int32_t *share = tu_shares_of(slots, n, g.size);
+        assert_true(cap && dense);
+        int nd = 0;
+        for (int i = 0; i < n; i++)
+            if (share[i] > 0) {
+                cap[nd] = share[i];
+                dense[nd++] = i;
+            }
+        smp_placement pl = {.node_of_rank = malloc(sizeof(int32_t) * (size_t)g.size)};
+        smp_placement one = {.node_of_rank = malloc(sizeof(int32_t) * (size_t)g.size)};
+        assert_true(pl.node_of_rank && one.node_of_rank);
+        smp_auto_built built;
+        assert_ok(smp_plan_auto(&g, &st, cap, dense, nd, n, SMP_OBJ_MAX, 1, &pl, &built, &err),
+                  err);
+        const smp_algorithm *algs;
+        int na = smp_auto_constructions(&algs);
+        for (int t = 0; t < na; t++) {
+            smp_algorithm a = algs[t];
+            smp_status s = smp_plan_one(&g, &st, a, cap, dense, nd, n, NULL, &one, &err);
+            if (!smp_auto_tries(a, g.size) || s) { /* not tried, or not applicable: not noted */
+                assert_false(built.have[a]);
+                continue;
+            }
+            assert_true(built.have[a]);
+            const smp_score *x = &built.score[a], *y = &one.score;
+            if (x->j_sum != y->j_sum || x->j_max != y->j_max || x->j_max_node != y->j_max_node ||
+                x->w_sum != y->w_sum || x->w_max != y->w_max)
+                fail_msg("%s: %s noted %lld/%lld on %d, built alone %lld/%lld on %d", what,
+                         smp_algorithm_name(a), (long long)x->j_sum, (long long)x->j_max,
+                         x->j_max_node, (long long)y->j_sum, (long long)y->j_max, y->j_max_node);
+            noted++;
+        }
+        free(pl.node_of_rank);
+        free(one.node_of_rank);
+        free(cap);
+        free(dense);
+        free(share);
+        free(slots);
+        smp_stencil_free(&st);
+    }
+    assert_true(noted >= 240);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_construction_table),
         cmocka_unit_test(test_auto_objectives),
         cmocka_unit_test(test_plan_effort),
+        cmocka_unit_test(test_auto_built_scores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -280,14 +280,7 @@ static void check_quotient_score(tu_rng *rng, const char *what, const smp_grid *
     int32_t *phys = malloc(sizeof(int32_t) * (size_t)n);
     int32_t *moved = malloc(sizeof(int32_t) * (size_t)g->size);
     assert_true(phys && moved);
-    for (int v = 0; v < n; v++)
-        phys[v] = v;
-    for (int v = n - 1; v > 0; v--) {
-        int u = (int)tu_range(rng, 0, v);
-        int32_t t = phys[u];
-        phys[u] = phys[v];
-        phys[v] = t;
-    }
+    tu_random_permutation(rng, n, phys);
     for (int64_t r = 0; r < g->size; r++)
         moved[r] = phys[pl[r]];
     smp_quotient q;

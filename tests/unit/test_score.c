@@ -243,14 +243,7 @@ static void test_score_quotient_vs_walk(void **state)
             place[r] = mode == 0   ? (int32_t)tu_range(&rng, 0, nnodes - 1)
                        : mode == 1 ? (int32_t)(r * nnodes / size)
                                    : (int32_t)(r % nnodes);
-        for (int v = 0; v < nnodes; v++) /* a random permutation */
-            phys[v] = v;
-        for (int v = nnodes - 1; v > 0; v--) {
-            int u = (int)tu_range(&rng, 0, v);
-            int32_t t = phys[u];
-            phys[u] = phys[v];
-            phys[v] = t;
-        }
+        tu_random_permutation(&rng, nnodes, phys);
         for (int64_t r = 0; r < size; r++)
             moved[r] = phys[place[r]];
         smp_levels lv = {.nlevels = (int)tu_range(&rng, 1, 2), .nnodes = nnodes};

@@ -216,6 +216,19 @@ static inline int32_t *tu_shares_of(const int32_t *slots, int nnodes, int64_t p)
     return cap;
 }
 
+/* A random permutation of [0, n) into out: a seeded shuffle. */
+static inline void tu_random_permutation(tu_rng *rng, int n, int32_t *out)
+{
+    for (int v = 0; v < n; v++)
+        out[v] = v;
+    for (int v = n - 1; v > 0; v--) {
+        int u = (int)tu_range(rng, 0, v);
+        int32_t t = out[u];
+        out[u] = out[v];
+        out[v] = t;
+    }
+}
+
 /* A random placement with the given shares: a seeded shuffle. */
 static inline void tu_random_placement(tu_rng *rng, const int32_t *cap, int nnodes, int64_t p,
                                        int32_t *out)
